@@ -1,0 +1,29 @@
+import { v5 as uuidv5 } from "uuid";
+
+/**
+ * Ids are deterministic UUIDv5s (design §3): the same name always yields the same id, so the
+ * row key itself enforces uniqueness and concurrent creators converge on one row without a read.
+ */
+const ROOT_NAMESPACE = "5b0e6a43-3f0e-4a51-9b8e-6c1f3f1d2a7e";
+
+export function workspaceNamespace(workspaceName: string): string {
+  return uuidv5(workspaceName, ROOT_NAMESPACE);
+}
+
+export function entityId(workspaceName: string, name: string): string {
+  return uuidv5(`entity:${name}`, workspaceNamespace(workspaceName));
+}
+
+export function relationId(workspaceName: string, fromId: string, relationType: string, toId: string): string {
+  return uuidv5(`relation:${fromId}\n${relationType}\n${toId}`, workspaceNamespace(workspaceName));
+}
+
+export function observationId(entityIdValue: string, content: string): string {
+  return uuidv5(`observation:${content}`, entityIdValue);
+}
+
+const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export function isGuid(value: string): boolean {
+  return GUID.test(value);
+}

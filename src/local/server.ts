@@ -1,0 +1,27 @@
+import { serve } from "@hono/node-server";
+import type { AddressInfo } from "node:net";
+import type { FetchHandler } from "../http/handler.js";
+
+export interface RunningServer {
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Serves the shared handler over Node's HTTP server. Port 0 picks a free port (tests). */
+export function listen(handler: FetchHandler, options: { host: string; port: number }): Promise<RunningServer> {
+  return new Promise((resolve, reject) => {
+    const server = serve({ fetch: handler, hostname: options.host, port: options.port }, (info: AddressInfo) => {
+      const host = info.family === "IPv6" ? `[${info.address}]` : info.address;
+      resolve({
+        url: `http://${host}:${info.port}`,
+        close: () =>
+          new Promise<void>((done) => {
+            server.close(() => done());
+            // Idle keep-alive sockets would hold close() open; in-flight requests still finish.
+            if ("closeIdleConnections" in server) server.closeIdleConnections();
+          }),
+      });
+    });
+    server.once("error", reject);
+  });
+}

@@ -1,0 +1,41 @@
+import { z } from "zod";
+import type { MemoryService } from "../domain/memory.js";
+
+/** Tool groups ("toolsets"): a client can narrow tools/list to the groups it needs. */
+export type ToolGroup = "core" | "graph" | "tags";
+
+export interface ToolAnnotations {
+  title?: string;
+  readOnlyHint: boolean;
+  destructiveHint: boolean;
+  idempotentHint: boolean;
+  openWorldHint: boolean;
+}
+
+/** What a tool handler may use. The workspace is already resolved and validated. */
+export interface ToolContext {
+  memory: MemoryService;
+  workspace: string;
+}
+
+/**
+ * A tool as plain data: its name, schemas and annotations, and a handler that returns the
+ * structured result. The registry adds `workspaceName`, validates input, and renders results.
+ */
+export interface ToolDefinition<Input extends z.ZodRawShape = z.ZodRawShape, Output extends z.ZodRawShape = z.ZodRawShape> {
+  name: string;
+  group: ToolGroup;
+  title: string;
+  description: string;
+  input: Input;
+  output: Output;
+  annotations: Omit<ToolAnnotations, "title">;
+  handler(args: z.infer<z.ZodObject<Input>>, context: ToolContext): Promise<z.infer<z.ZodObject<Output>>>;
+}
+
+/** Erases a tool's generic types so tools of different shapes fit in one list. */
+export type AnyTool = ToolDefinition<z.ZodRawShape, z.ZodRawShape>;
+
+export function defineTool<Input extends z.ZodRawShape, Output extends z.ZodRawShape>(tool: ToolDefinition<Input, Output>): AnyTool {
+  return tool as unknown as AnyTool;
+}

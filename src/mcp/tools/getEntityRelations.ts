@@ -1,0 +1,53 @@
+import { z } from "zod";
+import { ValidationError } from "../../domain/errors.js";
+import { defineTool } from "../tool.js";
+import { entityId, entityName, metadataOutput } from "../schemas.js";
+
+export const getEntityRelations = defineTool({
+  name: "get_entity_relations",
+  group: "core",
+  title: "List an entity's relations",
+  description:
+    "List the relations of one entity, given by entityId or entityName. direction: 'out' (default) for relations it starts, " +
+    "'in' for relations pointing at it, 'both' for all.",
+  input: {
+    entityId: entityId.optional(),
+    entityName: entityName.optional(),
+    direction: z.enum(["out", "in", "both"]).default("out"),
+  },
+  output: {
+    success: z.literal(true),
+    workspaceName: z.string(),
+    entityId: z.string(),
+    relations: z.array(
+      z.object({
+        relationId: z.string(),
+        relationType: z.string(),
+        fromEntityId: z.string(),
+        fromName: z.string(),
+        toEntityId: z.string(),
+        toName: z.string(),
+        metadata: metadataOutput,
+      }),
+    ),
+  },
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  async handler(args, { memory, workspace }) {
+    if (args.entityId === undefined && args.entityName === undefined) throw new ValidationError("Give entityId or entityName.");
+    const { entityId: id, relations } = await memory.getEntityRelations(workspace, { id: args.entityId, name: args.entityName }, args.direction);
+    return {
+      success: true as const,
+      workspaceName: workspace,
+      entityId: id,
+      relations: relations.map((r) => ({
+        relationId: r.id,
+        relationType: r.relationType,
+        fromEntityId: r.fromEntityId,
+        fromName: r.fromName,
+        toEntityId: r.toEntityId,
+        toName: r.toName,
+        metadata: r.metadata,
+      })),
+    };
+  },
+});

@@ -1,0 +1,30 @@
+import { z } from "zod";
+import { defineTool } from "../tool.js";
+import { entityName, entityType, metadataInput, observations } from "../schemas.js";
+
+export const upsertEntity = defineTool({
+  name: "upsert_entity",
+  group: "core",
+  title: "Create or update an entity",
+  description:
+    "Create an entity, or update the one with this exact name in the workspace. entityType and metadata replace the stored values; " +
+    "observations are merged: new ones are appended, stored ones are kept (nothing is ever dropped). Returns the entity's id.",
+  input: {
+    name: entityName,
+    entityType,
+    observations: observations.optional().describe("Facts to add; existing facts are kept."),
+    metadata: metadataInput.optional(),
+  },
+  output: {
+    success: z.literal(true),
+    id: z.string(),
+    workspace: z.string(),
+    name: z.string(),
+    created: z.boolean().describe("true if the entity did not exist before this call"),
+  },
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  async handler(args, { memory, workspace }) {
+    const result = await memory.upsertEntity(workspace, args);
+    return { success: true as const, id: result.id, workspace, name: args.name, created: result.created };
+  },
+});

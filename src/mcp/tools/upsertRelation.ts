@@ -1,0 +1,48 @@
+import { z } from "zod";
+import { ValidationError } from "../../domain/errors.js";
+import { defineTool } from "../tool.js";
+import { entityId, entityName, metadataInput, relationType } from "../schemas.js";
+
+export const upsertRelation = defineTool({
+  name: "upsert_relation",
+  group: "core",
+  title: "Create or update a relation",
+  description:
+    "Create a directed relation between two existing entities, or update its metadata if it already exists (never duplicated). " +
+    "Give each endpoint by id (fromEntityId/toEntityId) or by name (from/to). Create missing entities with upsert_entity first.",
+  input: {
+    fromEntityId: entityId.optional().describe("Source entity id (GUID)."),
+    toEntityId: entityId.optional().describe("Target entity id (GUID)."),
+    from: entityName.optional().describe("Source entity name, instead of fromEntityId."),
+    to: entityName.optional().describe("Target entity name, instead of toEntityId."),
+    relationType,
+    metadata: metadataInput.optional(),
+  },
+  output: {
+    success: z.literal(true),
+    relationId: z.string(),
+    workspace: z.string(),
+    fromEntityId: z.string(),
+    toEntityId: z.string(),
+    relationType: z.string(),
+  },
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  async handler(args, { memory, workspace }) {
+    if (args.fromEntityId === undefined && args.from === undefined) throw new ValidationError("Give the source entity: fromEntityId or from.");
+    if (args.toEntityId === undefined && args.to === undefined) throw new ValidationError("Give the target entity: toEntityId or to.");
+    const result = await memory.upsertRelation(workspace, {
+      from: { id: args.fromEntityId, name: args.from },
+      to: { id: args.toEntityId, name: args.to },
+      relationType: args.relationType,
+      metadata: args.metadata,
+    });
+    return {
+      success: true as const,
+      relationId: result.relationId,
+      workspace,
+      fromEntityId: result.fromEntityId,
+      toEntityId: result.toEntityId,
+      relationType: args.relationType,
+    };
+  },
+});

@@ -1,0 +1,79 @@
+import { randomBytes } from "node:crypto";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { createApp, type App } from "../../src/app.js";
+import { listen, type RunningServer } from "../../src/local/server.js";
+import { connectStorage, type StorageClientOptions } from "../../src/storage/client.js";
+import { DEFAULT_TABLE_NAME } from "../../src/storage/settings.js";
+
+export const TEST_TABLE = DEFAULT_TABLE_NAME;
+
+export function testConnectionString(): string {
+  const value = process.env.TEST_STORAGE_CONNECTION_STRING;
+  if (!value) throw new Error("TEST_STORAGE_CONNECTION_STRING is not set: run the tests with `npm test` (jest globalSetup starts Azurite).");
+  return value;
+}
+
+/** A workspace name no other test uses, so test files can run in parallel against one Azurite. */
+export function uniqueWorkspace(prefix = "t"): string {
+  return `${prefix}-${randomBytes(6).toString("hex")}`;
+}
+
+export interface TestServer extends RunningServer {
+  app: App;
+  /** Storage requests made by the server so far. */
+  requests(): number;
+}
+
+/** The real local server (the same handler as production) on a free port, against test Azurite. */
+export async function startTestServer(
+  options: { connectionString?: string; storage?: StorageClientOptions } = {},
+): Promise<TestServer> {
+  const storage = connectStorage(
+    { kind: "connectionString", connectionString: options.connectionString ?? testConnectionString(), tableName: TEST_TABLE, source: "test" },
+    options.storage,
+  );
+  const app = createApp(storage);
+  await storage.ensureTable();
+  const server = await listen(app.handler, { host: "127.0.0.1", port: 0 });
+  return { ...server, app, requests: () => storage.counter.total };
+}
+
+export interface McpTestClient {
+  client: Client;
+  call(name: string, args?: Record<string, unknown>): Promise<CallToolResult>;
+  close(): Promise<void>;
+}
+
+/** A real MCP SDK client over streamable HTTP. `path` defaults to the unbound /api/mcp route. */
+export async function connectClient(baseUrl: string, path = "/api/mcp"): Promise<McpTestClient> {
+  const client = new Client({ name: "central-memory-tests", version: "1.0.0" });
+  const transport = new StreamableHTTPClientTransport(new URL(path, baseUrl));
+  await client.connect(transport);
+  // listTools caches output schemas so callTool validates structuredContent, as real clients do.
+  await client.listTools();
+  return {
+    client,
+    call: async (name, args = {}) => (await client.callTool({ name, arguments: args })) as CallToolResult,
+    close: () => client.close(),
+  };
+}
+
+/** The structured content of a successful call; fails the test with the message otherwise. */
+export function ok<T = Record<string, unknown>>(result: CallToolResult): T {
+  if (result.isError) throw new Error(`Expected success, got error: ${JSON.stringify(result.structuredContent ?? result.content)}`);
+  return result.structuredContent as T;
+}
+
+/** The structured error of a failed call; fails the test if the call succeeded. */
+export function failed(result: CallToolResult): { success: false; error: string; message: string } {
+  if (!result.isError) throw new Error(`Expected an error, got: ${JSON.stringify(result.structuredContent)}`);
+  const structured = result.structuredContent as { success: false; error: string; message: string };
+  const text = result.content[0];
+  // Design §4: the text is the same JSON as the structured content.
+  if (text?.type !== "text" || JSON.stringify(JSON.parse(text.text)) !== JSON.stringify(structured)) {
+    throw new Error(`Error text does not match structuredContent: ${JSON.stringify(result.content)}`);
+  }
+  return structured;
+}
