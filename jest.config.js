@@ -7,7 +7,7 @@ export default {
     "^.+\\.ts$": ["ts-jest", { useESM: true, diagnostics: false }],
   },
   testMatch: ["<rootDir>/test/**/*.test.ts"],
-  globalSetup: "<rootDir>/test/support/globalSetup.ts",
+  globalSetup: "<rootDir>/test/support/azurite.ts",
   globalTeardown: "<rootDir>/test/support/globalTeardown.ts",
   testTimeout: 60000,
 };
