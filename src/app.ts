@@ -1,6 +1,7 @@
 import { MemoryService } from "./domain/memory.js";
 import { createHandler, type FetchHandler } from "./http/handler.js";
 import { tableReadiness } from "./http/readiness.js";
+import { loggingInstrument, type ToolCallLog } from "./mcp/instrument.js";
 import { connectStorage, type StorageConnection } from "./storage/client.js";
 import { readStorageSettings } from "./storage/settings.js";
 import { TableGraphStore } from "./storage/tableGraphStore.js";
@@ -12,10 +13,22 @@ export interface App {
   memory: MemoryService;
 }
 
+export interface AppOptions {
+  /** Where per-call log lines go; by default one JSON line on stdout (captured by the Functions host). */
+  log?: (entry: ToolCallLog) => void;
+}
+
 /** The composition root both doors share: storage → store → domain → HTTP handler. */
-export function createApp(storage: StorageConnection = connectStorage(readStorageSettings(), storageOptionsFromEnv())): App {
+export function createApp(
+  storage: StorageConnection = connectStorage(readStorageSettings(), storageOptionsFromEnv()),
+  options: AppOptions = {},
+): App {
   const memory = new MemoryService(new TableGraphStore(storage));
-  const handler = createHandler({ memory, readiness: tableReadiness(storage.probe), version: VERSION });
+  const instrument = loggingInstrument({
+    countRequests: (work, tally) => storage.counter.run(work, tally),
+    log: options.log ?? ((entry) => console.info(JSON.stringify(entry))),
+  });
+  const handler = createHandler({ memory, readiness: tableReadiness(storage.probe), version: VERSION, instrument });
   return { handler, storage, memory };
 }
 

@@ -73,3 +73,20 @@ describe("large writes", () => {
     expect(graph.entities[0]!.observations).toEqual(observations);
   });
 });
+
+describe("structured log per tool call", () => {
+  test("records tool, workspace, outcome, duration and the same storage request count, and never the contents", async () => {
+    const ws = uniqueWorkspace();
+    const secret = "the launch code is 0000";
+    const before = server.requests();
+    ok(await mcp.call("upsert_entity", { workspaceName: ws, name: "Logged", entityType: "t", observations: [secret] }));
+    const counted = server.requests() - before;
+    await mcp.call("get_entity_relations", { workspaceName: ws, entityName: "Nobody" });
+    const lines = server.logs.filter((entry) => entry.workspace === ws);
+    expect(lines).toEqual([
+      { event: "tool_call", tool: "upsert_entity", workspace: ws, outcome: "ok", durationMs: expect.any(Number), storageRequests: counted },
+      { event: "tool_call", tool: "get_entity_relations", workspace: ws, outcome: "NotFoundError", durationMs: expect.any(Number), storageRequests: 1 },
+    ]);
+    expect(JSON.stringify(server.logs)).not.toContain(secret);
+  });
+});

@@ -2,6 +2,7 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import { ValidationError } from "../domain/errors.js";
 import type { MemoryService } from "../domain/memory.js";
 import { assertWorkspaceName } from "../domain/validation.js";
+import type { ToolInstrument } from "../mcp/instrument.js";
 import { createMcpServer } from "../mcp/server.js";
 import type { ReadinessProbe } from "./readiness.js";
 
@@ -9,6 +10,7 @@ export interface HandlerDeps {
   memory: MemoryService;
   readiness: ReadinessProbe;
   version: string;
+  instrument?: ToolInstrument;
 }
 
 export type FetchHandler = (request: Request) => Promise<Response>;
@@ -49,7 +51,12 @@ export function createHandler(deps: HandlerDeps): FetchHandler {
 /** Stateless MCP: a fresh server and transport per request, JSON responses, no sessions. */
 async function mcp(request: Request, deps: HandlerDeps, boundWorkspace: string | undefined): Promise<Response> {
   if (request.method !== "POST") return methodNotAllowed("POST");
-  const server = createMcpServer({ memory: deps.memory, version: deps.version, ...(boundWorkspace ? { boundWorkspace } : {}) });
+  const server = createMcpServer({
+    memory: deps.memory,
+    version: deps.version,
+    ...(deps.instrument ? { instrument: deps.instrument } : {}),
+    ...(boundWorkspace ? { boundWorkspace } : {}),
+  });
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   await server.connect(transport);
   try {

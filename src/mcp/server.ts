@@ -1,10 +1,17 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CallToolRequestSchema,
+  ListToolsRequestSchema,
+  type CallToolRequest,
+  type CallToolResult,
+  type Tool,
+} from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { MemoryError, StorageError, ValidationError } from "../domain/errors.js";
 import type { MemoryService } from "../domain/memory.js";
 import { assertWorkspaceName } from "../domain/validation.js";
 import { errorOutput, workspaceName as workspaceNameField } from "./schemas.js";
+import type { ToolInstrument } from "./instrument.js";
 import type { AnyTool } from "./tool.js";
 import { ALL_TOOLS } from "./tools/index.js";
 
@@ -16,6 +23,8 @@ export interface McpContext {
   /** Set on /api/workspaces/{ws}/mcp: tools act on this workspace and workspaceName becomes optional. */
   boundWorkspace?: string;
   tools?: readonly AnyTool[];
+  /** Wraps every tools/call (logging, request counting). */
+  instrument?: ToolInstrument;
 }
 
 const INSTRUCTIONS =
@@ -34,7 +43,7 @@ export function createMcpServer(context: McpContext): Server {
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.map((tool) => describeTool(tool, context.boundWorkspace)) }));
 
-  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+  const callTool = async (request: CallToolRequest): Promise<CallToolResult> => {
     const tool = byName.get(request.params.name);
     if (!tool) {
       return errorResult(new ValidationError(`Unknown tool '${request.params.name}'. Available tools: ${[...byName.keys()].join(", ")}.`));
@@ -49,7 +58,11 @@ export function createMcpServer(context: McpContext): Server {
     } catch (error) {
       return errorResult(error);
     }
-  });
+  };
+  const instrument: ToolInstrument = context.instrument ?? ((_call, work) => work());
+  server.setRequestHandler(CallToolRequestSchema, (request) =>
+    instrument({ tool: request.params.name, workspace: request.params.arguments?.workspaceName ?? context.boundWorkspace }, () => callTool(request)),
+  );
   return server;
 }
 

@@ -3,6 +3,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { createApp, type App } from "../../src/app.js";
+import type { ToolCallLog } from "../../src/mcp/instrument.js";
 import { listen, type RunningServer } from "../../src/local/server.js";
 import { connectStorage, type StorageClientOptions } from "../../src/storage/client.js";
 import { DEFAULT_TABLE_NAME } from "../../src/storage/settings.js";
@@ -24,6 +25,8 @@ export interface TestServer extends RunningServer {
   app: App;
   /** Storage requests made by the server so far. */
   requests(): number;
+  /** The structured log lines the server wrote, one per tool call. */
+  logs: ToolCallLog[];
 }
 
 /** The real local server (the same handler as production) on a free port, against test Azurite. */
@@ -34,10 +37,11 @@ export async function startTestServer(
     { kind: "connectionString", connectionString: options.connectionString ?? testConnectionString(), tableName: TEST_TABLE, source: "test" },
     options.storage,
   );
-  const app = createApp(storage);
+  const logs: ToolCallLog[] = [];
+  const app = createApp(storage, { log: (entry) => logs.push(entry) });
   await storage.ensureTable();
   const server = await listen(app.handler, { host: "127.0.0.1", port: 0 });
-  return { ...server, app, requests: () => storage.counter.total };
+  return { ...server, app, requests: () => storage.counter.total, logs };
 }
 
 export interface McpTestClient {
