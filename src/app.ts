@@ -1,4 +1,6 @@
 import { MemoryService } from "./domain/memory.js";
+import { createAuthenticator } from "./http/auth/authenticate.js";
+import { readAuthSettings, type AuthSettings } from "./http/auth/settings.js";
 import { createHandler, type FetchHandler } from "./http/handler.js";
 import { tableReadiness } from "./http/readiness.js";
 import { connectStorage, type StorageConnection } from "./storage/client.js";
@@ -10,13 +12,25 @@ export interface App {
   handler: FetchHandler;
   storage: StorageConnection;
   memory: MemoryService;
+  auth: AuthSettings;
 }
 
-/** The composition root both doors share: storage → store → domain → HTTP handler. */
-export function createApp(storage: StorageConnection = connectStorage(readStorageSettings(), storageOptionsFromEnv())): App {
+/**
+ * The composition root both doors share: storage → store → domain → HTTP handler, and the
+ * authentication settings (read from the environment unless given; invalid ones throw here).
+ */
+export function createApp(
+  storage: StorageConnection = connectStorage(readStorageSettings(), storageOptionsFromEnv()),
+  auth: AuthSettings = readAuthSettings(),
+): App {
   const memory = new MemoryService(new TableGraphStore(storage));
-  const handler = createHandler({ memory, readiness: tableReadiness(storage.probe), version: VERSION });
-  return { handler, storage, memory };
+  const handler = createHandler({
+    memory,
+    readiness: tableReadiness(storage.probe),
+    version: VERSION,
+    auth: { settings: auth, authenticate: createAuthenticator(auth.mode) },
+  });
+  return { handler, storage, memory, auth };
 }
 
 /** MEMORY_STORAGE_TIMEOUT_MS and MEMORY_STORAGE_MAX_RETRIES bound how long a tool call waits on storage. */
