@@ -35,7 +35,7 @@ describe("deployment package", () => {
     expect(candidates.some((file) => forbidden.test(file))).toBe(true); // the check has something to reject
   });
 
-  test("the bundled entry loads with no node_modules and registers the four HTTP functions", () => {
+  test("the bundled entry loads with no node_modules and registers every HTTP function", () => {
     // Copy the admitted files alone into an empty folder, as the package would be unpacked.
     const unpacked = mkdtempSync(join(tmpdir(), "central-memory-package-"));
     for (const file of admitted) {
@@ -51,6 +51,6 @@ describe("deployment package", () => {
     rmSync(unpacked, { recursive: true, force: true });
     expect(run.status).toBe(0);
     const registered = [...run.stderr.matchAll(/register function "([^"]+)"/g)].map((m) => m[1]).sort();
-    expect(registered).toEqual(["health", "mcp", "ready", "workspaceMcp"]);
+    expect(registered).toEqual(["health", "mcp", "protectedResourceMetadata", "ready", "workspaceMcp"]);
   });
 });

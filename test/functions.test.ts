@@ -11,6 +11,7 @@ let handlerFor: (name: string) => HttpHandler;
 
 beforeAll(async () => {
   process.env.MEMORY_STORAGE_CONNECTION_STRING = testConnectionString();
+  process.env.MEMORY_AUTH = "none"; // chosen explicitly, as a deployment must (auth.test.ts covers the other modes)
   const original = app.http;
   app.http = (name: string, options: HttpFunctionOptions) => void registered.set(name, options);
   await import("../src/functions/index.js");
@@ -20,6 +21,7 @@ beforeAll(async () => {
 
 afterAll(() => {
   delete process.env.MEMORY_STORAGE_CONNECTION_STRING;
+  delete process.env.MEMORY_AUTH;
 });
 
 function rpc(id: number, method: string, params: Record<string, unknown>) {
@@ -40,12 +42,15 @@ async function invoke(name: string, init: { method: string; path: string; body?:
 }
 
 describe("Azure Functions triggers", () => {
-  test("register the four routes, anonymous, on the shared handler", () => {
-    expect([...registered.keys()].sort()).toEqual(["health", "mcp", "ready", "workspaceMcp"]);
-    expect(registered.get("mcp")).toMatchObject({ route: "mcp", authLevel: "anonymous", methods: expect.arrayContaining(["POST", "GET", "DELETE"]) });
-    expect(registered.get("workspaceMcp")!.route).toBe("workspaces/{workspaceName}/mcp");
-    expect(registered.get("health")!.route).toBe("health");
-    expect(registered.get("ready")!.route).toBe("ready");
+  test("register the routes, anonymous, on the shared handler", () => {
+    expect([...registered.keys()].sort()).toEqual(["health", "mcp", "protectedResourceMetadata", "ready", "workspaceMcp"]);
+    // host.json's routePrefix is empty (the OAuth metadata lives at the host root), so routes spell out api/.
+    expect(registered.get("mcp")).toMatchObject({ route: "api/mcp", authLevel: "anonymous", methods: expect.arrayContaining(["POST", "GET", "DELETE"]) });
+    expect(registered.get("workspaceMcp")!.route).toBe("api/workspaces/{workspaceName}/mcp");
+    expect(registered.get("health")!.route).toBe("api/health");
+    expect(registered.get("ready")!.route).toBe("api/ready");
+    expect(registered.get("protectedResourceMetadata")!.route).toBe(".well-known/oauth-protected-resource/{*resourcePath}");
+    for (const options of registered.values()) expect(options.authLevel).toBe("anonymous");
   });
 
   test("a real MCP tools/call through the Functions handler writes and reads the graph", async () => {

@@ -7,7 +7,8 @@ import {
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { MemoryError, StorageError, ValidationError } from "../domain/errors.js";
+import { accessTo, strongestAccess, type Access, type Principal } from "../domain/access.js";
+import { ForbiddenError, MemoryError, StorageError, ValidationError } from "../domain/errors.js";
 import type { MemoryService } from "../domain/memory.js";
 import { assertWorkspaceName } from "../domain/validation.js";
 import { errorOutput, workspaceName as workspaceNameField } from "./schemas.js";
@@ -22,6 +23,8 @@ export interface McpContext {
   version: string;
   /** Set on /api/workspaces/{ws}/mcp: tools act on this workspace and workspaceName becomes optional. */
   boundWorkspace?: string;
+  /** The authenticated caller. Every tool call is checked against its grants here, not in the tools. */
+  principal: Principal;
   tools?: readonly AnyTool[];
   /** Wraps every tools/call (logging, request counting). */
   instrument?: ToolInstrument;
@@ -37,23 +40,29 @@ const INSTRUCTIONS =
  * error shape (design §4) instead of the SDK's plain text.
  */
 export function createMcpServer(context: McpContext): Server {
+  const { principal, boundWorkspace } = context;
   const tools = context.tools ?? ALL_TOOLS;
   const server = new Server({ name: SERVER_NAME, version: context.version }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
+  // The most this caller may do on this route decides which tools it is shown: read-only callers see no write tools.
+  const ceiling = boundWorkspace === undefined ? strongestAccess(principal) : accessTo(principal, boundWorkspace);
+  const visible = tools.filter((tool) => allows(ceiling, tool));
 
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.map((tool) => describeTool(tool, context.boundWorkspace)) }));
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: visible.map((tool) => describeTool(tool, boundWorkspace)) }));
 
   const callTool = async (request: CallToolRequest): Promise<CallToolResult> => {
     const tool = byName.get(request.params.name);
     if (!tool) {
-      return errorResult(new ValidationError(`Unknown tool '${request.params.name}'. Available tools: ${[...byName.keys()].join(", ")}.`));
+      return errorResult(new ValidationError(`Unknown tool '${request.params.name}'. Available tools: ${visible.map((t) => t.name).join(", ")}.`));
     }
     try {
-      const parsed = inputSchema(tool, context.boundWorkspace).safeParse(request.params.arguments ?? {});
+      if (!allows(ceiling, tool)) throw new ForbiddenError(`${tool.name} changes memory, and this caller has read-only access.`);
+      const parsed = inputSchema(tool, boundWorkspace).safeParse(request.params.arguments ?? {});
       if (!parsed.success) throw new ValidationError(`Invalid arguments for ${tool.name}: ${describeIssues(parsed.error)}`);
       const { workspaceName, ...args } = parsed.data as { workspaceName?: string } & Record<string, unknown>;
-      const workspace = resolveWorkspace(workspaceName, context.boundWorkspace);
-      const structured = await tool.handler(args, { memory: context.memory, workspace });
+      const workspace = resolveWorkspace(workspaceName, boundWorkspace);
+      authorize(principal, workspace, tool);
+      const structured = await tool.handler(args, { memory: context.memory, workspace, principal });
       return { structuredContent: structured, content: [{ type: "text", text: JSON.stringify(structured) }] };
     } catch (error) {
       return errorResult(error);
@@ -64,6 +73,23 @@ export function createMcpServer(context: McpContext): Server {
     instrument({ tool: request.params.name, workspace: request.params.arguments?.workspaceName ?? context.boundWorkspace }, () => callTool(request)),
   );
   return server;
+}
+
+/** A tool's readOnlyHint is the source of truth for whether it needs write access. */
+function allows(access: Access | undefined, tool: AnyTool): boolean {
+  return tool.annotations.readOnlyHint ? access !== undefined : access === "write";
+}
+
+/**
+ * Runs before the tool touches storage. The message names only what the caller sent, so it
+ * reveals nothing about the workspace: not whether it exists, nor what it holds.
+ */
+function authorize(principal: Principal, workspace: string, tool: AnyTool): void {
+  const access = accessTo(principal, workspace);
+  if (access === undefined) {
+    throw new ForbiddenError(`this caller has no grant for workspace '${workspace}'. Use a workspace it was granted, or ask an administrator for a grant.`);
+  }
+  if (!allows(access, tool)) throw new ForbiddenError(`this caller may read workspace '${workspace}' but not change it, and ${tool.name} changes memory.`);
 }
 
 function resolveWorkspace(given: string | undefined, bound: string | undefined): string {
