@@ -108,8 +108,6 @@ param memoryEntraGrants array = []
 @description('MEMORY_ALLOWED_ORIGINS: browser origins allowed to call the MCP endpoint. Empty: requests that carry an Origin header are refused.')
 param memoryAllowedOrigins string = ''
 
-@description('MEMORY_TOOLSETS: default tool groups. Empty: all groups.')
-param memoryToolsets string = ''
 
 // ---- names --------------------------------------------------------------------
 
@@ -228,7 +226,6 @@ module api 'app/api.bicep' = {
     memoryEntraAudience: memoryEntraAudience
     memoryEntraGrants: string(memoryEntraGrants)
     memoryAllowedOrigins: memoryAllowedOrigins
-    memoryToolsets: memoryToolsets
   }
   // Grant data access before the app first starts, so its first requests are
   // not refused (role assignments can still take minutes to propagate).
