@@ -3,7 +3,8 @@ import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, typ
 import { z } from "zod";
 import { MemoryError, StorageError, ValidationError } from "../domain/errors.js";
 import type { MemoryService } from "../domain/memory.js";
-import { assertWorkspaceName } from "../domain/validation.js";
+import { registerResources } from "./resources.js";
+import { resolveWorkspace } from "./workspace.js";
 import { errorOutput, workspaceName as workspaceNameField } from "./schemas.js";
 import type { AnyTool } from "./tool.js";
 import { ALL_TOOLS } from "./tools/index.js";
@@ -20,7 +21,8 @@ export interface McpContext {
 
 const INSTRUCTIONS =
   "Shared, durable team memory: a knowledge graph of entities (with observations) and relations, partitioned into workspaces. " +
-  "Use upsert_entity to record facts, upsert_relation to link entities, get_entity_relations and read_graph to recall.";
+  "Record facts with create_entities, add_observations or upsert_entity; link entities with create_relations or upsert_relation. " +
+  "Recall with search_nodes and open_nodes; read_graph with mode 'names' and a limit gives a small overview of a large graph.";
 
 /**
  * Builds a fresh MCP server for one HTTP request (stateless: nothing is shared between requests).
@@ -29,7 +31,7 @@ const INSTRUCTIONS =
  */
 export function createMcpServer(context: McpContext): Server {
   const tools = context.tools ?? ALL_TOOLS;
-  const server = new Server({ name: SERVER_NAME, version: context.version }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
+  const server = new Server({ name: SERVER_NAME, version: context.version }, { capabilities: { tools: {}, resources: {} }, instructions: INSTRUCTIONS });
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.map((tool) => describeTool(tool, context.boundWorkspace)) }));
@@ -45,42 +47,36 @@ export function createMcpServer(context: McpContext): Server {
       const { workspaceName, ...args } = parsed.data as { workspaceName?: string } & Record<string, unknown>;
       const workspace = resolveWorkspace(workspaceName, context.boundWorkspace);
       const structured = await tool.handler(args, { memory: context.memory, workspace });
-      return { structuredContent: structured, content: [{ type: "text", text: JSON.stringify(structured) }] };
+      return { structuredContent: structured, content: [{ type: "text", text: tool.text ? tool.text(structured) : JSON.stringify(structured) }] };
     } catch (error) {
-      return errorResult(error);
+      return errorResult(error, { structured: !tool.exactOutputSchema });
     }
   });
+  registerResources(server, { memory: context.memory, boundWorkspace: context.boundWorkspace });
   return server;
-}
-
-function resolveWorkspace(given: string | undefined, bound: string | undefined): string {
-  if (bound === undefined) return assertWorkspaceName(given);
-  if (given !== undefined && given !== bound) {
-    throw new ValidationError(`This endpoint is bound to workspace '${bound}', but workspaceName is '${given}'. Omit workspaceName, or use /api/mcp.`);
-  }
-  return bound;
 }
 
 function inputSchema(tool: AnyTool, boundWorkspace: string | undefined) {
   return z.object({ ...tool.input, workspaceName: boundWorkspace === undefined ? workspaceNameField : workspaceNameField.optional() });
 }
 
+/** Listed as the SDK's McpServer lists tools, so a tool that mirrors another server's lists identically. */
 function describeTool(tool: AnyTool, boundWorkspace: string | undefined): Tool {
-  const output = z.union([z.object(tool.output), errorOutput]);
+  // Unless the schema is exact, error results carry structured content too, and clients validate it against this schema.
+  const output = tool.exactOutputSchema ? z.object(tool.output) : z.union([z.object(tool.output), errorOutput]);
   return {
     name: tool.name,
     title: tool.title,
     description: tool.description,
     inputSchema: jsonSchema(inputSchema(tool, boundWorkspace), "input") as Tool["inputSchema"],
-    // Error results carry structured content too, and clients validate it against this schema.
     outputSchema: { type: "object", ...jsonSchema(output, "output") } as Tool["outputSchema"],
-    annotations: { title: tool.title, ...tool.annotations },
+    annotations: tool.annotations,
+    execution: { taskSupport: "forbidden" },
   };
 }
 
 function jsonSchema(schema: z.ZodType, io: "input" | "output"): Record<string, unknown> {
-  const { $schema: _schemaDialect, ...rest } = z.toJSONSchema(schema, { target: "draft-7", io, unrepresentable: "any" }) as Record<string, unknown>;
-  return rest;
+  return z.toJSONSchema(schema, { target: "draft-7", io, unrepresentable: "any" }) as Record<string, unknown>;
 }
 
 function describeIssues(error: z.ZodError): string {
@@ -90,13 +86,17 @@ function describeIssues(error: z.ZodError): string {
     .join("; ");
 }
 
-/** The one place an exception becomes what an agent reads. Unknown errors never leak their text. */
-export function errorResult(error: unknown): CallToolResult {
+/**
+ * The one place an exception becomes what an agent reads. Unknown errors never leak their text.
+ * `structured: false` leaves out structuredContent (for tools whose exact outputSchema cannot admit it).
+ */
+export function errorResult(error: unknown, options: { structured?: boolean } = {}): CallToolResult {
   // Anything that is not a MemoryError is a bug or an unmapped failure: report it without its text.
   const known =
     error instanceof MemoryError
       ? error
       : new StorageError("The server failed while handling this call. It may be retried; if it keeps failing, report it.");
   const structured = { success: false as const, error: known.kind, message: known.message };
-  return { isError: true, structuredContent: structured, content: [{ type: "text", text: JSON.stringify(structured) }] };
+  const content: CallToolResult["content"] = [{ type: "text", text: JSON.stringify(structured) }];
+  return options.structured === false ? { isError: true, content } : { isError: true, structuredContent: structured, content };
 }
