@@ -14,9 +14,14 @@ export interface App {
 
 /** The composition root both doors share: storage → store → domain → HTTP handler. */
 export function createApp(storage: StorageConnection = connectStorage(readStorageSettings(), storageOptionsFromEnv())): App {
-  const memory = new MemoryService(new TableGraphStore(storage));
+  const memory = createMemory(storage);
   const handler = createHandler({ memory, readiness: tableReadiness(storage.probe), version: VERSION });
   return { handler, storage, memory };
+}
+
+/** The domain over Table Storage: what the HTTP doors and the CLI share. */
+export function createMemory(storage: StorageConnection): MemoryService {
+  return new MemoryService(new TableGraphStore(storage));
 }
 
 /** MEMORY_STORAGE_TIMEOUT_MS and MEMORY_STORAGE_MAX_RETRIES bound how long a tool call waits on storage. */

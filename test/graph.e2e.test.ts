@@ -313,6 +313,18 @@ describe("search_nodes", () => {
   });
 });
 
+describe("round-trip budgets of the writes", () => {
+  test("create_entities, create_relations, add_observations and delete_relations of a few items", async () => {
+    const ws = uniqueWorkspace();
+    expect(await requestsFor(async () => ok(await call(ws, "create_entities", { entities: [entity("A", "t", ["a"]), entity("B"), entity("C")] })))).toBe(1);
+    const links = [relation("A", "B"), relation("B", "C"), relation("C", "A")];
+    expect(await requestsFor(async () => ok(await call(ws, "create_relations", { relations: links })))).toBe(1);
+    const add = { observations: [{ entityName: "A", contents: ["b"] }, { entityName: "B", contents: ["c"] }] };
+    expect(await requestsFor(async () => ok(await call(ws, "add_observations", add)))).toBe(3); // two range reads, one transaction
+    expect(await requestsFor(async () => ok(await call(ws, "delete_relations", { relations: links.slice(0, 2) })))).toBe(3); // two point reads, one transaction
+  });
+});
+
 describe("read_graph", () => {
   test("pages by entity with an opaque cursor; every entity and every relation comes exactly once", async () => {
     const ws = uniqueWorkspace();

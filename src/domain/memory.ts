@@ -112,8 +112,9 @@ export class MemoryService {
       checkEntityInput(entity, `entities[${i}]`);
       checkCount(entity.observations, `entities[${i}].observations`, LIMITS.observationsPerCall);
     });
-    const firsts = [...new Map(entities.map((entity) => [entity.name, entity])).keys()].map((name) => entities.find((entity) => entity.name === name)!);
-    const writes = firsts.map((entity) => ({ ...entity, id: entityId(workspace, entity.name), observations: [...new Set(entity.observations)] }));
+    const firsts = new Map<string, EntityInput>();
+    for (const entity of entities) if (!firsts.has(entity.name)) firsts.set(entity.name, entity);
+    const writes = [...firsts.values()].map((entity) => ({ ...entity, id: entityId(workspace, entity.name), observations: [...new Set(entity.observations)] }));
     const { created } = await this.store.createEntities(workspace, writes);
     const made = new Set(created);
     return writes.filter((write) => made.has(write.id)).map(({ name, entityType, observations }) => ({ name, entityType, observations }));

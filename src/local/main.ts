@@ -1,9 +1,7 @@
 import { resolve } from "node:path";
 import { createApp, storageOptionsFromEnv } from "../app.js";
-import { connectStorage } from "../storage/client.js";
-import { readStorageSettings } from "../storage/settings.js";
-import { startAzurite, type EmbeddedAzurite } from "./azurite.js";
 import { listen } from "./server.js";
+import { openLocalStorage } from "./storage.js";
 
 /**
  * `npm start`: the shared handler on HOST:PORT. With no storage configured, an embedded Azurite
@@ -12,18 +10,10 @@ import { listen } from "./server.js";
 async function main(): Promise<void> {
   const host = process.env.HOST?.trim() || "127.0.0.1";
   const port = Number(process.env.PORT?.trim() || 7071);
-  let settings = readStorageSettings();
-  let azurite: EmbeddedAzurite | undefined;
-  if (settings.kind === "none") {
-    const location = resolve(".azurite");
-    azurite = await startAzurite({ location });
-    settings = { kind: "connectionString", connectionString: azurite.connectionString, tableName: settings.tableName, source: "embedded Azurite" };
-    console.log(`Storage: embedded Azurite (data in ${location})`);
-  } else {
-    console.log(`Storage: ${settings.kind === "identity" ? settings.endpoint : settings.source}, table '${settings.tableName}'`);
-  }
+  const storage = await openLocalStorage({ folder: resolve(".azurite"), client: storageOptionsFromEnv() });
+  console.log(`Storage: ${storage.description}`);
 
-  const app = createApp(connectStorage(settings, storageOptionsFromEnv()));
+  const app = createApp(storage.connection);
   await app.storage.ensureTable();
   const server = await listen(app.handler, { host, port });
 
@@ -41,7 +31,7 @@ async function main(): Promise<void> {
     stopping = true;
     console.log(`\n${signal}: stopping...`);
     await server.close();
-    await azurite?.stop();
+    await storage.close();
     process.exit(0);
   };
   process.on("SIGINT", () => void stop("SIGINT"));

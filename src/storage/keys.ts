@@ -54,3 +54,8 @@ export function ownerOf(key: string): string {
   const end = key.indexOf(SEPARATOR);
   return end < 0 ? key : key.slice(0, end);
 }
+
+/** A relation's rows: the canonical row, the outgoing edge (with its source) and the incoming edge (with its target). */
+export function relationRowKeys(relation: { id: string; fromEntityId: string; toEntityId: string }): [string, string, string] {
+  return [rowKey.relation(relation.id), rowKey.edgeOut(relation.fromEntityId, relation.id), rowKey.edgeIn(relation.toEntityId, relation.id)];
+}

@@ -15,9 +15,10 @@ import type {
   StoredPage,
 } from "../domain/store.js";
 import { classifyStorageError, toMemoryError } from "./errors.js";
-import { keyRange, ownerOf, rowKey, type KeyRange } from "./keys.js";
+import { keyRange, ownerOf, relationRowKeys, rowKey, type KeyRange } from "./keys.js";
 import { byCreation, compareText, orderKey } from "../domain/order.js";
-import { assembleEntity, kindOf, type EntityRow, type ObservationRow, type RelationRow, type StoredRow } from "./rows.js";
+import { assembleEntity, kindOf, type EntityRow, type StoredRow } from "./rows.js";
+import { entityRow, newObservationRows, relationRows, storedKeys } from "./rowWrites.js";
 import { chunkActions, forEachLimited, pack, type Unit } from "./transactions.js";
 import type { StorageConnection } from "./client.js";
 
@@ -27,8 +28,6 @@ const PAGE_SIZE = 1000;
 const MAX_ATTEMPTS = 8;
 /** Transactions of one call in flight at once: enough to hide latency, few enough not to be throttled. */
 const CONCURRENCY = 8;
-
-type Row = Record<string, unknown> & { partitionKey: string; rowKey: string };
 
 /** Columns a read needs, per purpose; fewer columns means smaller pages. */
 const NAMES_COLUMNS = ["RowKey", "kind", "name", "entityType", "createdAt", "updatedAt", "order", "relationId", "relationType", "fromId", "fromName", "toId", "toName"];
@@ -161,21 +160,27 @@ export class TableGraphStore implements GraphStore {
     await this.storage.ensureTable();
     const now = new Date().toISOString();
     const created: string[] = [];
-    const units = entities.map((entity, i) => ({
-      entity,
-      actions: [
-        ["create", entityRow(workspace, entity, now, i + 1)] as TransactionAction,
-        ...newObservationRows(workspace, entity.id, entity.observations, new Set(), now).rows.map((row): TransactionAction => ["upsert", row, "Merge"]),
-      ],
-    }));
-    // Alone: the entity row and its first observations in one transaction; a 409 there means it exists, so it is skipped whole.
+    // Observation rows of a new entity are created too (cheaper than upserts); only rows an interrupted delete left behind could be in the way.
+    const actionsOf = (entity: NewEntity, i: number, observations: "create" | "upsert"): TransactionAction[] => [
+      ["create", entityRow(workspace, entity, now, i + 1)],
+      ...newObservationRows(workspace, entity.id, entity.observations, new Set(), now).rows.map((row): TransactionAction =>
+        observations === "create" ? ["create", row] : ["upsert", row, "Merge"],
+      ),
+    ];
+    const units = entities.map((entity, i) => ({ entity, index: i, actions: actionsOf(entity, i, "create") }));
+    // Alone: the entity row and its first observations in one transaction; a 409 there means it exists, so it is skipped
+    // whole. Unless the entity row is absent: then the 409 came from a left-over observation row, which an upsert overwrites.
     const createAlone = async (unit: (typeof units)[number]) => {
-      const [head, ...rest] = unit.actions;
-      try {
-        await this.submit(workspace, [head as TransactionAction], rest, unit.entity.id);
-        created.push(unit.entity.id);
-      } catch (error) {
-        if (classifyStorageError(error) !== "entity-exists") throw toMemoryError(error);
+      for (const observations of ["create", "upsert"] as const) {
+        const [head, ...rest] = actionsOf(unit.entity, unit.index, observations);
+        try {
+          await this.submit(workspace, [head!], rest, unit.entity.id);
+          created.push(unit.entity.id);
+          break;
+        } catch (error) {
+          if (classifyStorageError(error) !== "entity-exists") throw toMemoryError(error);
+          if (observations === "upsert" || (await this.pointRead(workspace, rowKey.entity(unit.entity.id)))) break;
+        }
       }
       progress?.(1);
     };
@@ -314,7 +319,7 @@ export class TableGraphStore implements GraphStore {
       const stored = await Promise.all(distinct.map((relation) => this.pointRead(workspace, rowKey.relation(relation.id))));
       const units = distinct
         .filter((_, i) => stored[i] !== undefined)
-        .map((relation): Unit => ({ actions: relationKeys(relation).map((key): TransactionAction => ["delete", { partitionKey: workspace, rowKey: key }]) }));
+        .map((relation): Unit => ({ actions: relationRowKeys(relation).map((key): TransactionAction => ["delete", { partitionKey: workspace, rowKey: key }]) }));
       try {
         await forEachLimited(pack(workspace, units), CONCURRENCY, (batch) => this.transact(batch.actions));
         return;
@@ -447,67 +452,11 @@ export class TableGraphStore implements GraphStore {
   }
 }
 
-function entityRow(workspace: string, entity: { id: string; name: string; entityType: string; metadata?: unknown }, now: string, position: number): Row {
-  const row: EntityRow = {
-    kind: "entity",
-    name: entity.name,
-    entityType: entity.entityType,
-    metadata: JSON.stringify(entity.metadata ?? {}),
-    createdAt: now,
-    updatedAt: now,
-    order: orderKey(now, position),
-  };
-  return { partitionKey: workspace, rowKey: rowKey.entity(entity.id), ...row };
-}
-
-/** The observation rows for contents not already stored (nor repeated within `contents`), in order. */
-function newObservationRows(workspace: string, entityId: string, contents: readonly string[], stored: Set<string>, now: string) {
-  const seen = new Set(stored);
-  const added: string[] = [];
-  const rows: Row[] = [];
-  for (const content of contents) {
-    const key = rowKey.observation(entityId, observationId(entityId, content));
-    if (seen.has(key)) continue;
-    seen.add(key);
-    added.push(content);
-    const row: ObservationRow = { kind: "observation", entityId, content, order: orderKey(now, added.length), createdAt: now };
-    rows.push({ partitionKey: workspace, rowKey: key, ...row });
-  }
-  return { added, rows };
-}
-
-function storedKeys(rows: readonly StoredRow[]): Set<string> {
-  return new Set(rows.filter((row) => kindOf(row) === "observation").map((row) => String(row.rowKey)));
-}
-
 /** One entry per entity, contents in first-seen order. */
 function mergeChanges(changes: readonly ObservationChange[]): Map<string, string[]> {
   const merged = new Map<string, string[]>();
   for (const change of changes) merged.set(change.entityId, [...(merged.get(change.entityId) ?? []), ...change.contents]);
   return merged;
-}
-
-/** The canonical relation row and its two edge rows, with the same fields. */
-function relationRows(workspace: string, write: RelationWrite, fields: Partial<RelationRow>): Row[] {
-  const base = {
-    relationId: write.id,
-    relationType: write.relationType,
-    fromId: write.fromEntityId,
-    fromName: write.fromName,
-    toId: write.toEntityId,
-    toName: write.toName,
-    ...fields,
-  };
-  const [canonical, out, incoming] = relationKeys(write);
-  return [
-    { partitionKey: workspace, rowKey: canonical!, ...base, kind: "relation" },
-    { partitionKey: workspace, rowKey: out!, ...base, kind: "edge-out" },
-    { partitionKey: workspace, rowKey: incoming!, ...base, kind: "edge-in" },
-  ];
-}
-
-function relationKeys(relation: RelationRef): string[] {
-  return [rowKey.relation(relation.id), rowKey.edgeOut(relation.fromEntityId, relation.id), rowKey.edgeIn(relation.toEntityId, relation.id)];
 }
 
 function endpointsOf(relations: readonly RelationWrite[]): string[] {
@@ -525,7 +474,7 @@ function deletionUnits(workspace: string, rows: readonly StoredRow[]): Unit[] {
   for (const row of rows) {
     const kind = kindOf(row);
     if (kind !== "edge-in" && kind !== "edge-out") continue;
-    const keys = relationKeys({ id: String(row.relationId), fromEntityId: String(row.fromId), toEntityId: String(row.toId) });
+    const keys = relationRowKeys({ id: String(row.relationId), fromEntityId: String(row.fromId), toEntityId: String(row.toId) });
     if (covered.has(keys[0]!)) continue; // both edges of the relation are being deleted
     keys.forEach((key) => covered.add(key));
     relationUnits.push({ actions: keys.map(remove) });
