@@ -32,6 +32,7 @@ export function progress(io: CliIo, label: string): Progress {
   };
   return {
     update(done, total) {
+      if (done === shown.done && total === shown.total) return;
       const now = Date.now();
       if (now - last < (tty ? TTY_INTERVAL_MS : LINE_INTERVAL_MS) && done < total) return;
       last = now;
