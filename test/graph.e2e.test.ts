@@ -246,7 +246,7 @@ describe("delete_observations and delete_relations", () => {
     ok(await call(ws, "create_relations", { relations: [relation("A", "B"), relation("B", "A")] }));
 
     const deleted = await call(ws, "delete_observations", {
-      deletions: [{ entityName: "A", observations: ["two", "never said"] }, { entityName: "Ghost", observations: ["x"] }],
+      deletions: [{ entityName: "A", observations: ["two", "never said", "two"] }, { entityName: "Ghost", observations: ["x"] }, { entityName: "A", observations: ["two"] }],
     });
     expect(ok(deleted)).toEqual({ success: true, message: "Observations deleted successfully" });
     expect(textOf(deleted)).toBe("Observations deleted successfully");

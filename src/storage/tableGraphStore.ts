@@ -298,10 +298,9 @@ export class TableGraphStore implements GraphStore {
       const ranges = await Promise.all(ids.map((id) => this.queryRange(workspace, keyRange.entityWithObservations(id))));
       const actions = ids.flatMap((id, i) => {
         const stored = storedKeys(ranges[i]!);
-        return (wanted.get(id) ?? [])
-          .map((content) => rowKey.observation(id, observationId(id, content)))
-          .filter((key) => stored.has(key))
-          .map((key): TransactionAction => ["delete", { partitionKey: workspace, rowKey: key }]);
+        // A set: a transaction may name each row once, and a caller may name the same observation twice.
+        const keys = new Set((wanted.get(id) ?? []).map((content) => rowKey.observation(id, observationId(id, content))));
+        return [...keys].filter((key) => stored.has(key)).map((key): TransactionAction => ["delete", { partitionKey: workspace, rowKey: key }]);
       });
       try {
         await forEachLimited(chunkActions(actions, LIMITS.batchOperations), CONCURRENCY, (batch) => this.transact(batch));
