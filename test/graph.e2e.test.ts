@@ -239,6 +239,41 @@ describe("delete_entities", () => {
   });
 });
 
+describe("deletes racing writes", () => {
+  test("writes racing delete_entities either land before it (and are deleted) or fail: nothing is left dangling", async () => {
+    const ws = uniqueWorkspace();
+    const others = Array.from({ length: 10 }, (_, i) => `P${i}`);
+    ok(await call(ws, "create_entities", { entities: others.map((name) => entity(name)) }));
+    const clients = await Promise.all(Array.from({ length: 4 }, () => connectClient(server.url)));
+    try {
+      for (let round = 0; round < 5; round++) {
+        ok(await call(ws, "create_entities", { entities: [entity("Hub", "t", ["base"])] }));
+        const racing = await Promise.all([
+          call(ws, "delete_entities", { entityNames: ["Hub"] }),
+          ...others.map((name, i) =>
+            clients[i % clients.length]!.call(
+              i % 2 ? "create_relations" : "add_observations",
+              i % 2
+                ? { workspaceName: ws, relations: [relation(name, "Hub", `r${round}`)] }
+                : { workspaceName: ws, observations: [{ entityName: "Hub", contents: [`late ${round} ${i}`] }] },
+            ),
+          ),
+        ]);
+        ok(racing[0]!);
+        for (const result of racing.slice(1)) if (result.isError) expect(failed(result).error).toBe("NotFoundError");
+        // Every row belongs to an existing entity, and no relation lost one of its three rows.
+        const rows = await rawRows(ws);
+        const entities = new Set(rows.filter((row) => row.kind === "entity").map((row) => row.rowKey));
+        expect(rows.filter((row) => !entities.has(row.rowKey.slice(0, 36)) && row.kind !== "relation")).toEqual([]);
+        expect(rows.filter((row) => row.kind === "relation").length * 2).toBe(rows.filter((row) => row.kind.startsWith("edge")).length);
+        expect((await fullGraph(ws)).relations).toEqual([]);
+      }
+    } finally {
+      await Promise.all(clients.map((client) => client.close()));
+    }
+  });
+});
+
 describe("delete_observations and delete_relations", () => {
   test("delete what exists and are silent about what does not", async () => {
     const ws = uniqueWorkspace();

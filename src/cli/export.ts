@@ -22,7 +22,8 @@ export const exportCommand: Command = {
     const { workspace, files } = workspaceAndFiles(args, { min: 0, max: 1 });
     const file = files[0] === undefined ? undefined : resolve(io.cwd, files[0]);
     const out = file ? createWriteStream(file, "utf8") : io.stdout;
-    const counts = await withMemory(io, async (memory) => {
+    const counts = await withMemory(io, async (memory, storageRequests) => {
+      const before = storageRequests();
       // Relations are held back (they are small) so that all entity lines come first.
       const relations: string[] = [];
       let entities = 0;
@@ -35,13 +36,16 @@ export const exportCommand: Command = {
         cursor = page.cursor;
       } while (cursor);
       for (const line of relations) await writeLine(out, line);
-      return { entities, relations: relations.length };
+      return { entities, relations: relations.length, requests: storageRequests() - before };
     });
     if (file) {
       out.end();
       await finished(out);
     }
-    io.stderr.write(`Exported ${counts.entities} entities and ${counts.relations} relations from workspace '${workspace}'${file ? ` to ${file}` : ""}.\n`);
+    io.stderr.write(
+      `Exported ${counts.entities} entities and ${counts.relations} relations from workspace '${workspace}'${file ? ` to ${file}` : ""}` +
+        ` (${counts.requests} storage requests).\n`,
+    );
     return 0;
   },
 };
