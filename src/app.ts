@@ -29,7 +29,7 @@ export function createApp(
   options: AppOptions = {},
 ): App {
   const auth = options.auth ?? readAuthSettings();
-  const memory = new MemoryService(new TableGraphStore(storage));
+  const memory = createMemory(storage);
   const instrument = loggingInstrument({
     countRequests: (work, tally) => storage.counter.run(work, tally),
     log: options.log ?? ((entry) => console.info(JSON.stringify(entry))),
@@ -42,6 +42,11 @@ export function createApp(
     auth: { settings: auth, authenticate: createAuthenticator(auth.mode) },
   });
   return { handler, storage, memory, auth };
+}
+
+/** The domain over Table Storage: what the HTTP doors and the CLI share. */
+export function createMemory(storage: StorageConnection): MemoryService {
+  return new MemoryService(new TableGraphStore(storage));
 }
 
 /** MEMORY_STORAGE_TIMEOUT_MS and MEMORY_STORAGE_MAX_RETRIES bound how long a tool call waits on storage. */

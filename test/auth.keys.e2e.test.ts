@@ -2,6 +2,10 @@ import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
 import { hashApiKey } from "../src/http/auth/apiKeys.js";
 import { refusal } from "./support/auth.js";
 import { connectClient, failed, ok, startTestServer, uniqueWorkspace, type McpTestClient, type TestServer } from "./support/harness.js";
+import { ALL_TOOLS } from "../src/mcp/tools/index.js";
+
+/** Every read-only tool, by its annotation: what a read-only caller must see, and all it may see. */
+const READ_ONLY_TOOLS = ALL_TOOLS.filter((tool) => tool.annotations.readOnlyHint).map((tool) => tool.name).sort();
 
 /** API keys end to end: MEMORY_AUTH=keys, real SDK clients sending the key, real Azurite. */
 const KEYS = { admin: "admin-key-0123456789", team: "team-key-0123456789", reader: "reader-key-0123456789" };
@@ -93,7 +97,7 @@ describe("a read key", () => {
     for (const path of ["/api/mcp", `/api/workspaces/${ws}/mcp`]) {
       const reader = await connectClient(server.url, path, { headers: bearer(KEYS.reader) });
       const { tools } = await reader.client.listTools();
-      expect(tools.map((t) => t.name).sort()).toEqual(["get_entity_relations", "read_graph"]);
+      expect(tools.map((t) => t.name).sort()).toEqual(READ_ONLY_TOOLS);
       expect(tools.every((t) => t.annotations?.readOnlyHint === true)).toBe(true);
       const write = failed(await reader.call("upsert_entity", { workspaceName: ws, name: "Mallory", entityType: "person" }));
       expect(write).toEqual({ success: false, error: "ForbiddenError", message: "Forbidden: upsert_entity changes memory, and this caller has read-only access." });

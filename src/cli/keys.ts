@@ -1,6 +1,7 @@
 import { parseArgs } from "node:util";
 import { generateApiKey, hashApiKey } from "../http/auth/apiKeys.js";
 import { apiKeyEntries, type ApiKeyEntry } from "../http/auth/settings.js";
+import type { Command } from "./command.js";
 
 export interface CliOutput {
   out: (text: string) => void;
@@ -66,3 +67,11 @@ export async function runKeysCommand(args: string[], io: CliOutput = stdio): Pro
   io.out("Clients send the key as 'Authorization: Bearer <key>' or 'x-api-key: <key>'.");
   return 0;
 }
+
+/** `central-memory keys create …` as a CLI subcommand. */
+export const keysCommand: Command = {
+  name: "keys",
+  summary: "Mint an API key: prints it once, with the MEMORY_API_KEYS entry to add.",
+  usage: "central-memory keys create --id <id> --workspaces <name|prefix*>[,...] --access read|write",
+  run: (args, io) => runKeysCommand(args, { out: (text) => io.stdout.write(`${text}\n`), err: (text) => io.stderr.write(`${text}\n`) }),
+};

@@ -1,4 +1,5 @@
 import { v5 as uuidv5 } from "uuid";
+import type { RelationWrite } from "./store.js";
 
 /**
  * Ids are deterministic UUIDv5s (design §3): the same name always yields the same id, so the
@@ -26,4 +27,16 @@ const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function isGuid(value: string): boolean {
   return GUID.test(value);
+}
+
+/** The ids of a relation given by names: its own, and its endpoints'. */
+export function relationIds(workspace: string, relation: { from: string; to: string; relationType: string }) {
+  const fromEntityId = entityId(workspace, relation.from);
+  const toEntityId = entityId(workspace, relation.to);
+  return { id: relationId(workspace, fromEntityId, relation.relationType, toEntityId), fromEntityId, toEntityId };
+}
+
+/** What the store writes for a relation given by names. */
+export function relationWrite(workspace: string, relation: { from: string; to: string; relationType: string }): RelationWrite {
+  return { ...relationIds(workspace, relation), fromName: relation.from, toName: relation.to, relationType: relation.relationType };
 }

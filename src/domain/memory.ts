@@ -1,8 +1,23 @@
+import { decodeCursor, encodeCursor } from "./cursor.js";
 import { NotFoundError, ValidationError } from "./errors.js";
-import { entityId, isGuid, relationId } from "./ids.js";
-import type { Direction, GraphPage, Relation } from "./model.js";
+import { entityId, isGuid, relationId, relationIds, relationWrite } from "./ids.js";
+import { LIMITS } from "./limits.js";
+import type { Direction, Entity, EntityNode, GraphPage, ReadMode, Relation } from "./model.js";
+import { byCreation } from "./order.js";
+import { topMatches } from "./search.js";
+import { importGraph, type ImportInput, type ImportProgress, type ImportReport } from "./importGraph.js";
 import type { EntitySummary, GraphStore } from "./store.js";
-import { normalizeMetadata } from "./validation.js";
+import {
+  checkCount,
+  checkEntityInput,
+  checkEntityName,
+  checkObservation,
+  checkRelationInput,
+  checkText,
+  normalizeMetadata,
+  type EntityInput,
+  type RelationInput,
+} from "./validation.js";
 
 export interface UpsertEntityInput {
   name: string;
@@ -79,8 +94,123 @@ export class MemoryService {
     return { entityId: id, relations };
   }
 
-  readGraph(workspace: string, options: { limit?: number; cursor?: string } = {}): Promise<GraphPage> {
-    return this.store.readGraph(workspace, options);
+  /**
+   * The graph, or one page of it: `limit` entities (all when absent) and the relations whose source is
+   * among them, so paging through returns every relation exactly once.
+   */
+  async readGraph(workspace: string, options: { limit?: number; cursor?: string; mode?: ReadMode } = {}): Promise<GraphPage> {
+    if (options.limit !== undefined) checkLimit(options.limit, "limit");
+    const after = options.cursor === undefined ? undefined : decodeCursor(options.cursor);
+    const page = await this.store.readGraph(workspace, { limit: options.limit, after, mode: options.mode ?? "full" });
+    return { entities: page.entities, relations: page.relations, ...(page.after !== undefined ? { cursor: encodeCursor(page.after) } : {}) };
+  }
+
+  /** Creates entities whose names are new. Existing names, and repeats within the call, are skipped. */
+  async createEntities(workspace: string, entities: readonly EntityInput[]): Promise<EntityInput[]> {
+    checkCount(entities, "entities", LIMITS.itemsPerCall);
+    entities.forEach((entity, i) => {
+      checkEntityInput(entity, `entities[${i}]`);
+      checkCount(entity.observations, `entities[${i}].observations`, LIMITS.observationsPerCall);
+    });
+    const firsts = new Map<string, EntityInput>();
+    for (const entity of entities) if (!firsts.has(entity.name)) firsts.set(entity.name, entity);
+    const writes = [...firsts.values()].map((entity) => ({ ...entity, id: entityId(workspace, entity.name), observations: [...new Set(entity.observations)] }));
+    const { created } = await this.store.createEntities(workspace, writes);
+    const made = new Set(created);
+    return writes.filter((write) => made.has(write.id)).map(({ name, entityType, observations }) => ({ name, entityType, observations }));
+  }
+
+  /**
+   * Creates relations that do not exist yet. Both endpoints must exist: if any is missing, nothing is
+   * written and the error names every missing entity.
+   */
+  async createRelations(workspace: string, relations: readonly RelationInput[]): Promise<RelationInput[]> {
+    checkCount(relations, "relations", LIMITS.itemsPerCall);
+    relations.forEach((relation, i) => checkRelationInput(relation, `relations[${i}]`));
+    const writes = [...new Map(relations.map((relation) => relationWrite(workspace, relation)).map((write) => [write.id, write])).values()];
+    const { created, missingEntityIds } = await this.store.createRelations(workspace, writes, { allOrNothing: true });
+    if (missingEntityIds.length > 0) {
+      const names = namesOf(missingEntityIds, relations.flatMap((relation) => [relation.from, relation.to]), workspace);
+      throw new NotFoundError(`${entitiesNotFound(names, workspace)} Create them with create_entities first; no relations were written.`);
+    }
+    const made = new Set(created);
+    return writes.filter((write) => made.has(write.id)).map((write) => ({ from: write.fromName, to: write.toName, relationType: write.relationType }));
+  }
+
+  /**
+   * Adds observations an entity does not have yet (repeats are skipped). If any entity is missing,
+   * nothing is written and the error names every missing entity.
+   */
+  async addObservations(workspace: string, items: readonly { entityName: string; contents: string[] }[]) {
+    checkCount(items, "observations", LIMITS.itemsPerCall);
+    items.forEach((item, i) => {
+      checkEntityName(item.entityName, `observations[${i}].entityName`);
+      checkCount(item.contents, `observations[${i}].contents`, LIMITS.observationsPerCall);
+      item.contents.forEach((content, j) => checkObservation(content, `observations[${i}].contents[${j}]`));
+    });
+    const changes = items.map((item) => ({ entityId: entityId(workspace, item.entityName), contents: item.contents }));
+    const { missing, added } = await this.store.addObservations(workspace, changes);
+    if (missing.length > 0) {
+      const names = namesOf(missing, items.map((item) => item.entityName), workspace);
+      throw new NotFoundError(`${entitiesNotFound(names, workspace)} Create them with create_entities first; no observations were added.`);
+    }
+    // The store reports per entity; give each item the additions it asked for, first item first (as the official server does).
+    const unclaimed = new Map([...added].map(([id, contents]) => [id, new Set(contents)]));
+    return items.map((item, i) => {
+      const pool = unclaimed.get(changes[i]!.entityId) ?? new Set<string>();
+      const addedObservations = [...new Set(item.contents)].filter((content) => pool.delete(content));
+      return { entityName: item.entityName, addedObservations };
+    });
+  }
+
+  /** Deletes entities with their observations and every relation to or from them. Unknown names are ignored. */
+  async deleteEntities(workspace: string, names: readonly string[]): Promise<void> {
+    checkCount(names, "entityNames", LIMITS.itemsPerCall);
+    names.forEach((name, i) => checkText(name, `entityNames[${i}]`, { max: LIMITS.entityName, allowEmpty: true }));
+    await this.store.deleteEntities(workspace, names.map((name) => entityId(workspace, name)));
+  }
+
+  /** Deletes the given observations. Unknown entities and observations are ignored. */
+  async deleteObservations(workspace: string, deletions: readonly { entityName: string; observations: string[] }[]): Promise<void> {
+    checkCount(deletions, "deletions", LIMITS.itemsPerCall);
+    deletions.forEach((deletion, i) => checkCount(deletion.observations, `deletions[${i}].observations`, LIMITS.observationsPerCall));
+    await this.store.deleteObservations(
+      workspace,
+      deletions.map((deletion) => ({ entityId: entityId(workspace, deletion.entityName), contents: deletion.observations })),
+    );
+  }
+
+  /** Deletes the given relations. Unknown ones are ignored. */
+  async deleteRelations(workspace: string, relations: readonly RelationInput[]): Promise<void> {
+    checkCount(relations, "relations", LIMITS.itemsPerCall);
+    await this.store.deleteRelations(
+      workspace,
+      relations.map((relation) => relationIds(workspace, relation)),
+    );
+  }
+
+  /** The named entities (unknown names skipped) and every relation touching at least one of them. One range read per name. */
+  async openNodes(workspace: string, names: readonly string[]): Promise<{ entities: Entity[]; relations: Relation[] }> {
+    checkCount(names, "names", LIMITS.itemsPerCall);
+    const distinct = [...new Set(names)];
+    const nodes = await this.store.getEntities(workspace, distinct.map((name) => entityId(workspace, name)));
+    return subgraph(nodes.filter((node): node is EntityNode => node !== undefined));
+  }
+
+  /** Merges a graph file (server-memory's format, parsed) into the workspace; see importGraph. */
+  importGraph(workspace: string, input: ImportInput, onProgress?: ImportProgress): Promise<ImportReport> {
+    return importGraph(this.store, workspace, input, onProgress);
+  }
+
+  /**
+   * Entities matching `query` (case-insensitive, in name, type or an observation), best first: name
+   * matches, then type matches, then observation matches, oldest first within each. Plus every relation
+   * touching at least one of them.
+   */
+  async searchNodes(workspace: string, query: string, limit = DEFAULT_SEARCH_LIMIT): Promise<{ entities: Entity[]; relations: Relation[] }> {
+    checkLimit(limit, "limit");
+    checkText(query, "query", { max: LIMITS.observation, allowEmpty: true });
+    return subgraph(await topMatches(this.store.scanEntities(workspace), query, limit));
   }
 
   /**
@@ -106,6 +236,32 @@ export class MemoryService {
     if (ref.name !== undefined) return entityId(workspace, ref.name);
     throw new ValidationError("Name the entity: give its id or its name.");
   }
+}
+
+export const DEFAULT_SEARCH_LIMIT = 50;
+
+function checkLimit(limit: number, where: string): void {
+  if (!Number.isInteger(limit) || limit < 1 || limit > LIMITS.itemsPerCall) {
+    throw new ValidationError(`${where} must be a whole number from 1 to ${LIMITS.itemsPerCall}.`);
+  }
+}
+
+/** Entities in the order given, and the relations touching them, each once, oldest first. */
+function subgraph(nodes: readonly EntityNode[]): { entities: Entity[]; relations: Relation[] } {
+  const relations = new Map<string, Relation>();
+  for (const node of nodes) for (const relation of node.relations) relations.set(relation.id, relation);
+  return { entities: nodes.map((node) => node.entity), relations: [...relations.values()].sort(byCreation) };
+}
+
+/** The names (from those the caller gave) whose entity ids are in `ids`, each once, in the caller's order. */
+function namesOf(ids: readonly string[], names: readonly string[], workspace: string): string[] {
+  const wanted = new Set(ids);
+  return [...new Set(names)].filter((name) => wanted.has(entityId(workspace, name)));
+}
+
+function entitiesNotFound(names: readonly string[], workspace: string): string {
+  const quoted = names.map((name) => `'${name}'`).join(", ");
+  return names.length === 1 ? `Entity ${quoted} not found in workspace '${workspace}'.` : `Entities ${quoted} not found in workspace '${workspace}'.`;
 }
 
 function endpointMissing(role: "Source" | "Target", ref: EntityRef): NotFoundError {

@@ -10,6 +10,8 @@ export interface Entity {
   metadata: Metadata;
   createdAt: string;
   updatedAt: string;
+  /** Sorts in the order added: time of creation, then position within the call that created it. */
+  order: string;
 }
 
 export interface Relation {
@@ -22,13 +24,27 @@ export interface Relation {
   metadata: Metadata;
   createdAt: string;
   updatedAt: string;
+  /** Sorts in the order added, as Entity.order. */
+  order: string;
 }
 
 export type Direction = "out" | "in" | "both";
 
-/** One page of a workspace graph. `cursor` is absent on the last page. */
+/**
+ * One page of a workspace graph: entities, and the relations whose source is among them (so paging
+ * through returns every relation exactly once). `cursor` is absent on the last page.
+ */
 export interface GraphPage {
   entities: Entity[];
   relations: Relation[];
   cursor?: string;
+}
+
+/** How much of each entity a read returns: everything, or only names and types (a small table of contents). */
+export type ReadMode = "full" | "names";
+
+/** An entity with the relations of its edge rows: every relation that starts or ends at it. */
+export interface EntityNode {
+  entity: Entity;
+  relations: Relation[];
 }

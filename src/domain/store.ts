@@ -1,4 +1,4 @@
-import type { Direction, Entity, GraphPage, Metadata, Relation } from "./model.js";
+import type { Direction, Entity, EntityNode, Metadata, ReadMode, Relation } from "./model.js";
 
 /** What an upsert writes to an entity. Absent fields keep their stored values. */
 export interface EntityWrite {
@@ -7,6 +7,16 @@ export interface EntityWrite {
   entityType?: string;
   metadata?: Metadata;
   /** Added if not already present; stored observations are never removed by an upsert. */
+  observations: string[];
+}
+
+/** A new entity: created with these observations, or left untouched if it exists. */
+export interface NewEntity {
+  id: string;
+  name: string;
+  entityType: string;
+  metadata?: Metadata;
+  /** Distinct, in the order to keep. */
   observations: string[];
 }
 
@@ -21,11 +31,34 @@ export interface RelationWrite {
   metadata?: Metadata;
 }
 
+/** Identifies a relation's rows: the canonical row and the edge rows kept with each endpoint. */
+export interface RelationRef {
+  id: string;
+  fromEntityId: string;
+  toEntityId: string;
+}
+
+/** Observations to add to, or remove from, one entity. */
+export interface ObservationChange {
+  entityId: string;
+  contents: string[];
+}
+
 export interface EntitySummary {
   id: string;
   name: string;
   entityType: string;
 }
+
+/** A page as the store sees it: `after` is the position to continue from (absent on the last page). */
+export interface StoredPage {
+  entities: Entity[];
+  relations: Relation[];
+  after?: string;
+}
+
+/** Called as a bulk write commits, with how many of the given items were just settled (written or skipped). */
+export type Progress = (settled: number) => void;
 
 /**
  * The storage port. The domain states what must happen; an adapter decides how, and must keep
@@ -47,8 +80,47 @@ export interface GraphStore {
   /** The entity's relations in one direction, or undefined when the entity does not exist. */
   getEntityRelations(workspace: string, entityId: string, direction: Direction): Promise<Relation[] | undefined>;
 
-  /** Entities (with observations) and relations of the workspace, in pages. */
-  readGraph(workspace: string, options: { limit?: number; cursor?: string }): Promise<GraphPage>;
+  /**
+   * Entities in storage order after position `after`, at most `limit` of them (all when absent), with
+   * the relations whose source is among them. Mode "names" leaves observations and metadata empty.
+   */
+  readGraph(workspace: string, options: { limit?: number; after?: string; mode?: ReadMode }): Promise<StoredPage>;
+
+  /** Each entity with everything attached, in the order asked (undefined where it does not exist). */
+  getEntities(workspace: string, entityIds: readonly string[]): Promise<(EntityNode | undefined)[]>;
+
+  /** Every entity of the workspace with its relations, streamed, so a caller can filter without holding the graph. */
+  scanEntities(workspace: string): AsyncIterable<EntityNode>;
+
+  /** Creates the entities that do not exist yet; existing ones are left untouched. Returns the ids created. */
+  createEntities(workspace: string, entities: readonly NewEntity[], progress?: Progress): Promise<{ created: string[] }>;
+
+  /**
+   * Adds observations the entities do not have yet. If any entity is missing, writes nothing and
+   * returns the missing ids. `added` maps each entity id to the contents actually added.
+   */
+  addObservations(workspace: string, changes: readonly ObservationChange[], progress?: Progress): Promise<{ missing: string[]; added: Map<string, string[]> }>;
+
+  /**
+   * Creates the relations that do not exist yet (existing ones are skipped), each atomically with its
+   * edge rows, and only if both endpoints exist. `allOrNothing`: if any endpoint is missing, write
+   * nothing and return every missing id; otherwise relations with a missing endpoint are left out
+   * and their endpoints reported.
+   */
+  createRelations(
+    workspace: string,
+    relations: readonly RelationWrite[],
+    options: { allOrNothing: boolean; progress?: Progress },
+  ): Promise<{ created: string[]; missingEntityIds: string[] }>;
+
+  /** Deletes entities with their observations and relations (both directions). Missing ones are ignored. */
+  deleteEntities(workspace: string, entityIds: readonly string[]): Promise<void>;
+
+  /** Deletes the named observations; contents an entity does not have, and missing entities, are ignored. */
+  deleteObservations(workspace: string, changes: readonly ObservationChange[]): Promise<void>;
+
+  /** Deletes relations with their edge rows; missing ones are ignored. */
+  deleteRelations(workspace: string, relations: readonly RelationRef[]): Promise<void>;
 }
 
 export type { Entity, Relation };

@@ -35,3 +35,55 @@ export function normalizeMetadata(value: unknown): Metadata | undefined {
   }
   return parsed as Metadata;
 }
+
+/**
+ * Text limits, checked in the domain so every caller (MCP tools whose schemas must stay exactly the
+ * official server's, and the import CLI) is held to them before any storage call. `where` names the
+ * field in the message, e.g. "entities[2].name", so the caller can find it.
+ */
+export function checkText(value: string, where: string, rule: { max: number; allowEmpty?: boolean }): string {
+  if (!rule.allowEmpty && value.length === 0) throw new ValidationError(`${where} is empty. Give a non-empty value.`);
+  if (value.length > rule.max) {
+    throw new ValidationError(`${where} is ${value.length} characters; the limit is ${rule.max}. Shorten it, or split it into several.`);
+  }
+  // A lone surrogate cannot be encoded as UTF-8, so storage would corrupt it.
+  if (!value.isWellFormed()) throw new ValidationError(`${where} contains an unpaired UTF-16 surrogate. Send well-formed text.`);
+  return value;
+}
+
+export const checkEntityName = (value: string, where: string) => checkText(value, where, { max: LIMITS.entityName });
+export const checkEntityType = (value: string, where: string) => checkText(value, where, { max: LIMITS.entityType, allowEmpty: true });
+export const checkRelationType = (value: string, where: string) => checkText(value, where, { max: LIMITS.relationType });
+export const checkObservation = (value: string, where: string) => checkText(value, where, { max: LIMITS.observation, allowEmpty: true });
+
+/** Bounds the work (and the transactions) a single call can ask for. */
+export function checkCount(items: readonly unknown[], where: string, max: number): void {
+  if (items.length > max) throw new ValidationError(`${where} has ${items.length} items; the limit is ${max} per call. Split the call.`);
+}
+
+/** An entity as the official memory server describes it. */
+export interface EntityInput {
+  name: string;
+  entityType: string;
+  observations: string[];
+}
+
+/** A relation between two entities named exactly. */
+export interface RelationInput {
+  from: string;
+  to: string;
+  relationType: string;
+}
+
+/** The text limits of an entity (how many observations one call may carry is the caller's rule). */
+export function checkEntityInput(entity: EntityInput, where: string): void {
+  checkEntityName(entity.name, `${where}.name`);
+  checkEntityType(entity.entityType, `${where}.entityType`);
+  entity.observations.forEach((content, i) => checkObservation(content, `${where}.observations[${i}]`));
+}
+
+export function checkRelationInput(relation: RelationInput, where: string): void {
+  checkEntityName(relation.from, `${where}.from`);
+  checkEntityName(relation.to, `${where}.to`);
+  checkRelationType(relation.relationType, `${where}.relationType`);
+}

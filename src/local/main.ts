@@ -1,10 +1,8 @@
 import { resolve } from "node:path";
 import { createApp, storageOptionsFromEnv } from "../app.js";
 import { isLoopbackHost, readAuthSettings, type AuthSettings } from "../http/auth/settings.js";
-import { connectStorage } from "../storage/client.js";
-import { readStorageSettings } from "../storage/settings.js";
-import { startAzurite, type EmbeddedAzurite } from "./azurite.js";
 import { listen } from "./server.js";
+import { openLocalStorage } from "./storage.js";
 
 /**
  * `npm start`: the shared handler on HOST:PORT. With no storage configured, an embedded Azurite
@@ -15,18 +13,10 @@ async function main(): Promise<void> {
   const port = Number(process.env.PORT?.trim() || 7071);
   // Read before anything starts, so a bad auth setting stops the server with its message.
   const auth = readAuthSettings(process.env, { localLoopback: isLoopbackHost(host) });
-  let settings = readStorageSettings();
-  let azurite: EmbeddedAzurite | undefined;
-  if (settings.kind === "none") {
-    const location = resolve(".azurite");
-    azurite = await startAzurite({ location });
-    settings = { kind: "connectionString", connectionString: azurite.connectionString, tableName: settings.tableName, source: "embedded Azurite" };
-    console.log(`Storage: embedded Azurite (data in ${location})`);
-  } else {
-    console.log(`Storage: ${settings.kind === "identity" ? settings.endpoint : settings.source}, table '${settings.tableName}'`);
-  }
+  const storage = await openLocalStorage({ folder: resolve(".azurite"), client: storageOptionsFromEnv() });
+  console.log(`Storage: ${storage.description}`);
 
-  const app = createApp(connectStorage(settings, storageOptionsFromEnv()), { auth });
+  const app = createApp(storage.connection, { auth });
   await app.storage.ensureTable();
   const server = await listen(app.handler, { host, port });
 
@@ -43,7 +33,7 @@ async function main(): Promise<void> {
     stopping = true;
     console.log(`\n${signal}: stopping...`);
     await server.close();
-    await azurite?.stop();
+    await storage.close();
     process.exit(0);
   };
   process.on("SIGINT", () => void stop("SIGINT"));

@@ -7,10 +7,12 @@ import {
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { accessTo, strongestAccess, type Access, type Principal } from "../domain/access.js";
+import { accessTo, strongestAccess, type Principal } from "../domain/access.js";
+import { allows, authorize } from "./authorize.js";
 import { ForbiddenError, MemoryError, StorageError, ValidationError } from "../domain/errors.js";
 import type { MemoryService } from "../domain/memory.js";
-import { assertWorkspaceName } from "../domain/validation.js";
+import { registerResources } from "./resources.js";
+import { resolveWorkspace } from "./workspace.js";
 import { errorOutput, workspaceName as workspaceNameField } from "./schemas.js";
 import type { ToolInstrument } from "./instrument.js";
 import type { AnyTool } from "./tool.js";
@@ -32,7 +34,8 @@ export interface McpContext {
 
 const INSTRUCTIONS =
   "Shared, durable team memory: a knowledge graph of entities (with observations) and relations, partitioned into workspaces. " +
-  "Use upsert_entity to record facts, upsert_relation to link entities, get_entity_relations and read_graph to recall.";
+  "Record facts with create_entities, add_observations or upsert_entity; link entities with create_relations or upsert_relation. " +
+  "Recall with search_nodes and open_nodes; read_graph with mode 'names' and a limit gives a small overview of a large graph.";
 
 /**
  * Builds a fresh MCP server for one HTTP request (stateless: nothing is shared between requests).
@@ -42,7 +45,7 @@ const INSTRUCTIONS =
 export function createMcpServer(context: McpContext): Server {
   const { principal, boundWorkspace } = context;
   const tools = context.tools ?? ALL_TOOLS;
-  const server = new Server({ name: SERVER_NAME, version: context.version }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
+  const server = new Server({ name: SERVER_NAME, version: context.version }, { capabilities: { tools: {}, resources: {} }, instructions: INSTRUCTIONS });
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
   // The most this caller may do on this route decides which tools it is shown: read-only callers see no write tools.
   const ceiling = boundWorkspace === undefined ? strongestAccess(principal) : accessTo(principal, boundWorkspace);
@@ -63,63 +66,40 @@ export function createMcpServer(context: McpContext): Server {
       const workspace = resolveWorkspace(workspaceName, boundWorkspace);
       authorize(principal, workspace, tool);
       const structured = await tool.handler(args, { memory: context.memory, workspace, principal });
-      return { structuredContent: structured, content: [{ type: "text", text: JSON.stringify(structured) }] };
+      return { structuredContent: structured, content: [{ type: "text", text: tool.text ? tool.text(structured) : JSON.stringify(structured) }] };
     } catch (error) {
-      return errorResult(error);
+      return errorResult(error, { structured: !tool.exactOutputSchema });
     }
   };
   const instrument: ToolInstrument = context.instrument ?? ((_call, work) => work());
   server.setRequestHandler(CallToolRequestSchema, (request) =>
     instrument({ tool: request.params.name, workspace: request.params.arguments?.workspaceName ?? context.boundWorkspace }, () => callTool(request)),
   );
+  registerResources(server, { memory: context.memory, principal, ...(boundWorkspace !== undefined ? { boundWorkspace } : {}) });
   return server;
-}
-
-/** A tool's readOnlyHint is the source of truth for whether it needs write access. */
-function allows(access: Access | undefined, tool: AnyTool): boolean {
-  return tool.annotations.readOnlyHint ? access !== undefined : access === "write";
-}
-
-/**
- * Runs before the tool touches storage. The message names only what the caller sent, so it
- * reveals nothing about the workspace: not whether it exists, nor what it holds.
- */
-function authorize(principal: Principal, workspace: string, tool: AnyTool): void {
-  const access = accessTo(principal, workspace);
-  if (access === undefined) {
-    throw new ForbiddenError(`this caller has no grant for workspace '${workspace}'. Use a workspace it was granted, or ask an administrator for a grant.`);
-  }
-  if (!allows(access, tool)) throw new ForbiddenError(`this caller may read workspace '${workspace}' but not change it, and ${tool.name} changes memory.`);
-}
-
-function resolveWorkspace(given: string | undefined, bound: string | undefined): string {
-  if (bound === undefined) return assertWorkspaceName(given);
-  if (given !== undefined && given !== bound) {
-    throw new ValidationError(`This endpoint is bound to workspace '${bound}', but workspaceName is '${given}'. Omit workspaceName, or use /api/mcp.`);
-  }
-  return bound;
 }
 
 function inputSchema(tool: AnyTool, boundWorkspace: string | undefined) {
   return z.object({ ...tool.input, workspaceName: boundWorkspace === undefined ? workspaceNameField : workspaceNameField.optional() });
 }
 
+/** Listed as the SDK's McpServer lists tools, so a tool that mirrors another server's lists identically. */
 function describeTool(tool: AnyTool, boundWorkspace: string | undefined): Tool {
-  const output = z.union([z.object(tool.output), errorOutput]);
+  // Unless the schema is exact, error results carry structured content too, and clients validate it against this schema.
+  const output = tool.exactOutputSchema ? z.object(tool.output) : z.union([z.object(tool.output), errorOutput]);
   return {
     name: tool.name,
     title: tool.title,
     description: tool.description,
     inputSchema: jsonSchema(inputSchema(tool, boundWorkspace), "input") as Tool["inputSchema"],
-    // Error results carry structured content too, and clients validate it against this schema.
     outputSchema: { type: "object", ...jsonSchema(output, "output") } as Tool["outputSchema"],
-    annotations: { title: tool.title, ...tool.annotations },
+    annotations: tool.annotations,
+    execution: { taskSupport: "forbidden" },
   };
 }
 
 function jsonSchema(schema: z.ZodType, io: "input" | "output"): Record<string, unknown> {
-  const { $schema: _schemaDialect, ...rest } = z.toJSONSchema(schema, { target: "draft-7", io, unrepresentable: "any" }) as Record<string, unknown>;
-  return rest;
+  return z.toJSONSchema(schema, { target: "draft-7", io, unrepresentable: "any" }) as Record<string, unknown>;
 }
 
 function describeIssues(error: z.ZodError): string {
@@ -129,13 +109,17 @@ function describeIssues(error: z.ZodError): string {
     .join("; ");
 }
 
-/** The one place an exception becomes what an agent reads. Unknown errors never leak their text. */
-export function errorResult(error: unknown): CallToolResult {
+/**
+ * The one place an exception becomes what an agent reads. Unknown errors never leak their text.
+ * `structured: false` leaves out structuredContent (for tools whose exact outputSchema cannot admit it).
+ */
+export function errorResult(error: unknown, options: { structured?: boolean } = {}): CallToolResult {
   // Anything that is not a MemoryError is a bug or an unmapped failure: report it without its text.
   const known =
     error instanceof MemoryError
       ? error
       : new StorageError("The server failed while handling this call. It may be retried; if it keeps failing, report it.");
   const structured = { success: false as const, error: known.kind, message: known.message };
-  return { isError: true, structuredContent: structured, content: [{ type: "text", text: JSON.stringify(structured) }] };
+  const content: CallToolResult["content"] = [{ type: "text", text: JSON.stringify(structured) }];
+  return options.structured === false ? { isError: true, content } : { isError: true, structuredContent: structured, content };
 }

@@ -33,6 +33,15 @@ export interface ToolDefinition<Input extends z.ZodRawShape = z.ZodRawShape, Out
   input: Input;
   output: Output;
   annotations: Omit<ToolAnnotations, "title">;
+  /**
+   * The outputSchema is exactly `output` (a tool that must match another server's schema declares
+   * this). Such a schema cannot admit the error shape, and clients validate structuredContent against
+   * it even on error results, so this tool's errors carry the error JSON as text only.
+   * Otherwise the outputSchema admits `output` or the error shape, and errors carry both.
+   */
+  exactOutputSchema?: boolean;
+  /** The text content of a successful result; the same JSON as structuredContent when absent. */
+  text?(structured: z.infer<z.ZodObject<Output>>): string;
   handler(args: z.infer<z.ZodObject<Input>>, context: ToolContext): Promise<z.infer<z.ZodObject<Output>>>;
 }
 

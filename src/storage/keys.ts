@@ -40,9 +40,22 @@ export const keyRange = {
   wholeEntity: (entityId: string): KeyRange => ({ from: entityId, to: `${entityId}${SEPARATOR}${SEPARATOR}` }),
   /** The entity row and its observations, without edges. */
   entityWithObservations: (entityId: string): KeyRange => ({ from: entityId, to: `${entityId}${OBSERVATION}${SEPARATOR}` }),
+  /** Every row after the entity's whole range: where a scan continues past this entity. */
+  after: (entityId: string): KeyRange => ({ from: `${entityId}${SEPARATOR}${SEPARATOR}`, to: `${SEPARATOR}` }),
   /** Only edges, optionally of one direction. */
   edges: (entityId: string, direction: "in" | "out" | "both"): KeyRange => {
     const prefix = direction === "in" ? EDGE_IN : direction === "out" ? EDGE_OUT : EDGES;
     return { from: `${entityId}${prefix}`, to: `${entityId}${prefix}${SEPARATOR}` };
   },
 };
+
+/** The entity a row belongs to: the GUID its key starts with (an entity row's key is the GUID itself). */
+export function ownerOf(key: string): string {
+  const end = key.indexOf(SEPARATOR);
+  return end < 0 ? key : key.slice(0, end);
+}
+
+/** A relation's rows: the canonical row, the outgoing edge (with its source) and the incoming edge (with its target). */
+export function relationRowKeys(relation: { id: string; fromEntityId: string; toEntityId: string }): [string, string, string] {
+  return [rowKey.relation(relation.id), rowKey.edgeOut(relation.fromEntityId, relation.id), rowKey.edgeIn(relation.toEntityId, relation.id)];
+}

@@ -1,5 +1,6 @@
 import type { TableEntityResult } from "@azure/data-tables";
-import type { Entity, Metadata, Relation } from "../domain/model.js";
+import type { Entity, EntityNode, Metadata, Relation } from "../domain/model.js";
+import { byCreation, compareText } from "../domain/order.js";
 import type { RowKind } from "./keys.js";
 
 /** Stored shape of each row kind. Metadata is JSON text because Table properties are scalars. */
@@ -10,6 +11,8 @@ export interface EntityRow {
   metadata: string;
   createdAt: string;
   updatedAt: string;
+  /** Sorts entities in the order they were added (absent on rows written before it existed). */
+  order?: string;
 }
 
 export interface ObservationRow {
@@ -33,6 +36,7 @@ export interface RelationRow {
   metadata: string;
   createdAt: string;
   updatedAt: string;
+  order?: string;
 }
 
 export type AnyRow = (EntityRow | ObservationRow | RelationRow) & { rowKey: string; etag: string };
@@ -54,8 +58,6 @@ export function parseMetadata(text: unknown): Metadata {
 
 const text = (value: unknown): string => (typeof value === "string" ? value : "");
 
-/** Ordinal comparison: keys and ISO timestamps must not be sorted by locale rules. */
-export const compareText = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 export function toEntity(row: StoredRow, observations: string[]): Entity {
   return {
@@ -66,6 +68,7 @@ export function toEntity(row: StoredRow, observations: string[]): Entity {
     metadata: parseMetadata(row.metadata),
     createdAt: text(row.createdAt),
     updatedAt: text(row.updatedAt),
+    order: text(row.order) || text(row.createdAt),
   };
 }
 
@@ -80,6 +83,7 @@ export function toRelation(row: StoredRow): Relation {
     metadata: parseMetadata(row.metadata),
     createdAt: text(row.createdAt),
     updatedAt: text(row.updatedAt),
+    order: text(row.order) || text(row.createdAt),
   };
 }
 
@@ -89,4 +93,21 @@ export function orderedObservations(rows: StoredRow[]): string[] {
     .slice()
     .sort((a, b) => compareText(text(a.order), text(b.order)) || compareText(text(a.rowKey), text(b.rowKey)))
     .map((row) => text(row.content));
+}
+
+/**
+ * The rows of one entity's key range (any order) as the entity with its observations in the order
+ * they were added, and the relations of its edge rows (a self-relation's two edges count once).
+ * Undefined when the entity row is absent (rows left behind by an interrupted delete are not an entity).
+ */
+export function assembleEntity(rows: readonly StoredRow[]): EntityNode | undefined {
+  const head = rows.find((row) => kindOf(row) === "entity");
+  if (!head) return undefined;
+  const observations = rows.filter((row) => kindOf(row) === "observation");
+  const relations = new Map<string, Relation>();
+  for (const row of rows) {
+    const kind = kindOf(row);
+    if (kind === "edge-in" || kind === "edge-out") relations.set(text(row.relationId), toRelation(row));
+  }
+  return { entity: toEntity(head, orderedObservations(observations)), relations: [...relations.values()].sort(byCreation) };
 }

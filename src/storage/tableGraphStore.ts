@@ -1,30 +1,41 @@
 import { odata, type TableClient, type TransactionAction } from "@azure/data-tables";
-import { NotFoundError } from "../domain/errors.js";
+import { ConflictError, NotFoundError } from "../domain/errors.js";
 import { LIMITS } from "../domain/limits.js";
-import type { Direction, Entity, GraphPage, Relation } from "../domain/model.js";
+import type { Direction, EntityNode, ReadMode, Relation } from "../domain/model.js";
 import { observationId } from "../domain/ids.js";
-import type { EntitySummary, EntityWrite, GraphStore, RelationWrite } from "../domain/store.js";
+import type {
+  EntitySummary,
+  EntityWrite,
+  GraphStore,
+  NewEntity,
+  ObservationChange,
+  Progress,
+  RelationRef,
+  RelationWrite,
+  StoredPage,
+} from "../domain/store.js";
 import { classifyStorageError, toMemoryError } from "./errors.js";
-import { keyRange, rowKey, type KeyRange } from "./keys.js";
-import {
-  compareText,
-  kindOf,
-  orderedObservations,
-  toEntity,
-  toRelation,
-  type EntityRow,
-  type ObservationRow,
-  type RelationRow,
-  type StoredRow,
-} from "./rows.js";
+import { keyRange, ownerOf, relationRowKeys, rowKey, type KeyRange } from "./keys.js";
+import { byCreation, compareText, orderKey } from "../domain/order.js";
+import { assembleEntity, kindOf, type EntityRow, type StoredRow } from "./rows.js";
+import { entityRow, newObservationRows, relationRows, storedKeys } from "./rowWrites.js";
+import { chunkActions, forEachLimited, pack, type Unit } from "./transactions.js";
 import type { StorageConnection } from "./client.js";
 
 /** Table Storage returns at most 1,000 rows per page. */
 const PAGE_SIZE = 1000;
 /** Races are settled by retrying with what the store now says; this bounds a pathological loop. */
 const MAX_ATTEMPTS = 8;
+/** Transactions of one call in flight at once: enough to hide latency, few enough not to be throttled. */
+const CONCURRENCY = 8;
 
-type Row = Record<string, unknown> & { partitionKey: string; rowKey: string };
+/** Columns a read needs, per purpose; fewer columns means smaller pages. */
+const NAMES_COLUMNS = ["RowKey", "kind", "name", "entityType", "createdAt", "updatedAt", "order", "relationId", "relationType", "fromId", "fromName", "toId", "toName"];
+const SEARCH_COLUMNS = [...NAMES_COLUMNS, "content"];
+
+interface RelationUnit extends Unit {
+  relation: RelationWrite;
+}
 
 /**
  * Table Storage adapter. Invariant that makes concurrent writers safe: every write that hangs a row
@@ -40,33 +51,17 @@ export class TableGraphStore implements GraphStore {
 
   async getEntitySummary(workspace: string, entityId: string): Promise<EntitySummary | undefined> {
     await this.storage.ensureTable();
-    try {
-      const row = await this.table.getEntity<Record<string, unknown>>(workspace, rowKey.entity(entityId));
-      if (kindOf(row) !== "entity") return undefined;
-      return { id: entityId, name: String(row.name ?? ""), entityType: String(row.entityType ?? "") };
-    } catch (error) {
-      if (classifyStorageError(error) === "not-found") return undefined;
-      throw toMemoryError(error);
-    }
+    const row = await this.pointRead(workspace, rowKey.entity(entityId));
+    if (!row || kindOf(row) !== "entity") return undefined;
+    return { id: entityId, name: String(row.name ?? ""), entityType: String(row.entityType ?? "") };
   }
 
   async upsertEntity(workspace: string, write: EntityWrite): Promise<{ created: boolean; addedObservations: string[] }> {
     await this.storage.ensureTable();
     const rows = await this.queryRange(workspace, keyRange.entityWithObservations(write.id));
     let exists = rows.some((row) => kindOf(row) === "entity");
-    const stored = new Set(rows.filter((row) => kindOf(row) === "observation").map((row) => row.rowKey));
-
     const now = new Date().toISOString();
-    const added: string[] = [];
-    const observationRows: Row[] = [];
-    for (const content of write.observations) {
-      const key = rowKey.observation(write.id, observationId(write.id, content));
-      if (stored.has(key)) continue;
-      stored.add(key); // also drops duplicates within this call
-      added.push(content);
-      const row: ObservationRow = { kind: "observation", entityId: write.id, content, order: orderKey(now, added.length), createdAt: now };
-      observationRows.push({ partitionKey: workspace, rowKey: key, ...row });
-    }
+    const { added, rows: observationRows } = newObservationRows(workspace, write.id, write.observations, storedKeys(rows), now);
 
     const changes: Partial<EntityRow> = {
       updatedAt: now,
@@ -79,7 +74,7 @@ export class TableGraphStore implements GraphStore {
     for (let attempt = 1; ; attempt++) {
       const created = !exists;
       const entityAction: TransactionAction = created
-        ? ["create", { partitionKey: workspace, rowKey: rowKey.entity(write.id), ...newEntityRow(write, now) }]
+        ? ["create", entityRow(workspace, { ...write, entityType: write.entityType ?? "" }, now, 1)]
         : ["update", { partitionKey: workspace, rowKey: rowKey.entity(write.id), ...changes }, "Merge"];
       try {
         await this.submit(workspace, [entityAction], observationActions, write.id);
@@ -97,38 +92,20 @@ export class TableGraphStore implements GraphStore {
   async upsertRelation(workspace: string, write: RelationWrite): Promise<{ created: boolean }> {
     await this.storage.ensureTable();
     const now = new Date().toISOString();
-    const base = {
-      relationId: write.id,
-      relationType: write.relationType,
-      fromId: write.fromEntityId,
-      fromName: write.fromName,
-      toId: write.toEntityId,
-      toName: write.toName,
-      updatedAt: now,
-    };
-    const rowsOf = (fields: Partial<RelationRow>): Row[] => [
-      { partitionKey: workspace, rowKey: rowKey.relation(write.id), ...fields, kind: "relation" },
-      { partitionKey: workspace, rowKey: rowKey.edgeOut(write.fromEntityId, write.id), ...fields, kind: "edge-out" },
-      { partitionKey: workspace, rowKey: rowKey.edgeIn(write.toEntityId, write.id), ...fields, kind: "edge-in" },
-    ];
-    // Guards: a merge on each endpoint row fails the whole transaction if that entity is gone.
-    const guards = [...new Set([write.fromEntityId, write.toEntityId])].map(
-      (id): TransactionAction => ["update", { partitionKey: workspace, rowKey: rowKey.entity(id) }, "Merge"],
-    );
-
+    const guards = [write.fromEntityId, write.toEntityId];
     // Try to create first, so createdAt is written exactly once; fall back to a merge if it exists.
-    const createRows = rowsOf({ ...base, metadata: JSON.stringify(write.metadata ?? {}), createdAt: now });
+    const createRows = relationRows(workspace, write, { metadata: JSON.stringify(write.metadata ?? {}), createdAt: now, updatedAt: now, order: orderKey(now, 1) });
     try {
-      await this.transact([...createRows.map((row): TransactionAction => ["create", row]), ...guards]);
+      await this.transactUnit(workspace, { actions: createRows.map((row): TransactionAction => ["create", row]), guards });
       return { created: true };
     } catch (error) {
       const failure = classifyStorageError(error);
       if (failure === "not-found") throw new NotFoundError("A relation endpoint does not exist.");
       if (failure !== "entity-exists") throw toMemoryError(error);
     }
-    const mergeRows = rowsOf({ ...base, ...(write.metadata !== undefined ? { metadata: JSON.stringify(write.metadata) } : {}) });
+    const mergeRows = relationRows(workspace, write, { updatedAt: now, ...(write.metadata !== undefined ? { metadata: JSON.stringify(write.metadata) } : {}) });
     try {
-      await this.transact([...mergeRows.map((row): TransactionAction => ["upsert", row, "Merge"]), ...guards]);
+      await this.transactUnit(workspace, { actions: mergeRows.map((row): TransactionAction => ["upsert", row, "Merge"]), guards });
       return { created: false };
     } catch (error) {
       if (classifyStorageError(error) === "not-found") throw new NotFoundError("A relation endpoint does not exist.");
@@ -143,45 +120,298 @@ export class TableGraphStore implements GraphStore {
     // Bounded by the entity's range (so the service scans only that), then narrowed to the entity row and the edges.
     const filter = odata`PartitionKey eq ${workspace} and RowKey ge ${whole.from} and RowKey lt ${whole.to} and (RowKey eq ${entityId} or (RowKey ge ${edges.from} and RowKey lt ${edges.to}))`;
     const rows = await this.query(filter);
-    if (!rows.some((row) => kindOf(row) === "entity")) return undefined;
-    const relations = new Map<string, Relation>();
-    for (const row of rows) {
-      const kind = kindOf(row);
-      if (kind === "edge-in" || kind === "edge-out") relations.set(String(row.relationId), toRelation(row));
-    }
-    return [...relations.values()].sort(byCreation);
+    return assembleEntity(rows)?.relations;
   }
 
-  async readGraph(workspace: string, _options: { limit?: number; cursor?: string }): Promise<GraphPage> {
+  async readGraph(workspace: string, options: { limit?: number; after?: string; mode?: ReadMode }): Promise<StoredPage> {
     await this.storage.ensureTable();
-    const rows = await this.query(odata`PartitionKey eq ${workspace}`);
-    const entityRows: StoredRow[] = [];
-    const observationsByEntity = new Map<string, StoredRow[]>();
-    const relations: Relation[] = [];
-    for (const row of rows) {
-      switch (kindOf(row)) {
-        case "entity":
-          entityRows.push(row);
+    const from = options.after === undefined ? "" : keyRange.after(options.after).from;
+    // Only outgoing edges: each relation then comes with its source entity, so paging returns it exactly once.
+    const nodes =
+      options.mode === "names"
+        ? this.scan(odata`PartitionKey eq ${workspace} and RowKey ge ${from} and (kind eq ${"entity"} or kind eq ${"edge-out"})`, NAMES_COLUMNS)
+        : this.scan(odata`PartitionKey eq ${workspace} and RowKey ge ${from} and (kind eq ${"entity"} or kind eq ${"observation"} or kind eq ${"edge-out"})`);
+    const page: StoredPage = { entities: [], relations: [] };
+    for await (const node of nodes) {
+      if (options.limit !== undefined && page.entities.length >= options.limit) {
+        page.after = page.entities[page.entities.length - 1]?.id;
+        break;
+      }
+      page.entities.push(node.entity);
+      page.relations.push(...node.relations);
+    }
+    page.entities.sort(byCreation);
+    page.relations.sort(byCreation);
+    return page;
+  }
+
+  async getEntities(workspace: string, entityIds: readonly string[]): Promise<(EntityNode | undefined)[]> {
+    await this.storage.ensureTable();
+    return Promise.all(entityIds.map(async (id) => assembleEntity(await this.queryRange(workspace, keyRange.wholeEntity(id)))));
+  }
+
+  async *scanEntities(workspace: string): AsyncIterable<EntityNode> {
+    await this.storage.ensureTable();
+    // Every row but the canonical relation rows (their edges are in the entities' ranges).
+    yield* this.scan(odata`PartitionKey eq ${workspace} and kind ne ${"relation"}`, SEARCH_COLUMNS);
+  }
+
+  async createEntities(workspace: string, entities: readonly NewEntity[], progress?: Progress): Promise<{ created: string[] }> {
+    await this.storage.ensureTable();
+    const now = new Date().toISOString();
+    const created: string[] = [];
+    // Observation rows of a new entity are created too (cheaper than upserts); only rows an interrupted delete left behind could be in the way.
+    const actionsOf = (entity: NewEntity, i: number, observations: "create" | "upsert"): TransactionAction[] => [
+      ["create", entityRow(workspace, entity, now, i + 1)],
+      ...newObservationRows(workspace, entity.id, entity.observations, new Set(), now).rows.map((row): TransactionAction =>
+        observations === "create" ? ["create", row] : ["upsert", row, "Merge"],
+      ),
+    ];
+    const units = entities.map((entity, i) => ({ entity, index: i, actions: actionsOf(entity, i, "create") }));
+    // Alone: the entity row and its first observations in one transaction; a 409 there means it exists, so it is skipped
+    // whole. Unless the entity row is absent: then the 409 came from a left-over observation row, which an upsert overwrites.
+    const createAlone = async (unit: (typeof units)[number]) => {
+      for (const observations of ["create", "upsert"] as const) {
+        const [head, ...rest] = actionsOf(unit.entity, unit.index, observations);
+        try {
+          await this.submit(workspace, [head!], rest, unit.entity.id);
+          created.push(unit.entity.id);
           break;
-        case "observation": {
-          const owner = String(row.entityId);
-          const list = observationsByEntity.get(owner) ?? [];
-          list.push(row);
-          observationsByEntity.set(owner, list);
-          break;
+        } catch (error) {
+          if (classifyStorageError(error) !== "entity-exists") throw toMemoryError(error);
+          if (observations === "upsert" || (await this.pointRead(workspace, rowKey.entity(unit.entity.id)))) break;
         }
-        case "relation":
-          relations.push(toRelation(row));
-          break;
-        default:
-          break; // edge rows are copies of relation rows
+      }
+      progress?.(1);
+    };
+    const fitting = units.filter((unit) => unit.actions.length <= LIMITS.batchOperations);
+    await forEachLimited(pack(workspace, fitting), CONCURRENCY, async (batch) => {
+      try {
+        await this.transact(batch.actions);
+        created.push(...batch.units.map((unit) => unit.entity.id));
+        progress?.(batch.units.length);
+      } catch (error) {
+        if (classifyStorageError(error) !== "entity-exists") throw toMemoryError(error);
+        // Some entity here exists already, and the answer does not say which: try each alone.
+        await forEachLimited(batch.units, CONCURRENCY, createAlone);
+      }
+    });
+    await forEachLimited(
+      units.filter((unit) => unit.actions.length > LIMITS.batchOperations),
+      CONCURRENCY,
+      createAlone,
+    );
+    return { created };
+  }
+
+  async addObservations(workspace: string, changes: readonly ObservationChange[]): Promise<{ missing: string[]; added: Map<string, string[]> }> {
+    await this.storage.ensureTable();
+    const wanted = mergeChanges(changes);
+    const ids = [...wanted.keys()];
+    const committed = new Set<string>(); // observation row keys written by this call
+    const result = () => ({
+      missing: [] as string[],
+      added: new Map(ids.map((id) => [id, (wanted.get(id) ?? []).filter((content) => committed.has(rowKey.observation(id, observationId(id, content))))])),
+    });
+    for (let attempt = 1; ; attempt++) {
+      const ranges = await Promise.all(ids.map((id) => this.queryRange(workspace, keyRange.entityWithObservations(id))));
+      const missing = ids.filter((_, i) => !ranges[i]!.some((row) => kindOf(row) === "entity"));
+      if (missing.length > 0) return { ...result(), missing };
+      const now = new Date().toISOString();
+      const units = ids.flatMap((id, i) => {
+        const { rows } = newObservationRows(workspace, id, wanted.get(id) ?? [], storedKeys(ranges[i]!), now);
+        // `create`, not upsert: if a concurrent call adds the same content, one of us learns it (409) and reports it not added.
+        // One slot of each transaction is the entity's guard.
+        return chunkActions(rows.map((row): TransactionAction => ["create", row]), LIMITS.batchOperations - 1).map((actions) => ({ actions, guards: [id] }));
+      });
+      try {
+        await forEachLimited(pack(workspace, units), CONCURRENCY, async (batch) => {
+          await this.transact(batch.actions);
+          for (const action of batch.actions) if (action[0] === "create") committed.add(String(action[1].rowKey));
+        });
+        return result();
+      } catch (error) {
+        const failure = classifyStorageError(error);
+        // 409: a concurrent call added the same content; 404: an entity was deleted meanwhile. Read again and do what is left.
+        if ((failure !== "entity-exists" && failure !== "not-found") || attempt >= MAX_ATTEMPTS) throw toMemoryError(error);
       }
     }
-    const entities: Entity[] = entityRows.map((row) => toEntity(row, orderedObservations(observationsByEntity.get(String(row.rowKey)) ?? [])));
-    return { entities: entities.sort(byCreation), relations: relations.sort(byCreation) };
+  }
+
+  async createRelations(
+    workspace: string,
+    relations: readonly RelationWrite[],
+    options: { allOrNothing: boolean; progress?: Progress },
+  ): Promise<{ created: string[]; missingEntityIds: string[] }> {
+    await this.storage.ensureTable();
+    const now = new Date().toISOString();
+    const distinct = [...new Map(relations.map((relation) => [relation.id, relation])).values()];
+    const units: RelationUnit[] = distinct
+      .map((relation, i) => ({
+        relation,
+        actions: relationRows(workspace, relation, { metadata: JSON.stringify(relation.metadata ?? {}), createdAt: now, updatedAt: now, order: orderKey(now, i + 1) }).map(
+          (row): TransactionAction => ["create", row],
+        ),
+        guards: [relation.fromEntityId, relation.toEntityId],
+      }))
+      // Relations that share a source go together, so they share its guard.
+      .sort((a, b) => compareText(a.relation.fromEntityId, b.relation.fromEntityId));
+    const batches = pack(workspace, units);
+    if (options.allOrNothing && batches.length > 1) {
+      // Several transactions cannot be undone together, so make sure of the endpoints before writing any.
+      const absent = await this.absentEntities(workspace, endpointsOf(distinct));
+      if (absent.length > 0) return { created: [], missingEntityIds: absent };
+    }
+    const outcome = { created: [] as string[], missing: new Set<string>() };
+    await forEachLimited(batches, CONCURRENCY, (batch) => this.commitRelations(workspace, batch.units, outcome, options));
+    return { created: outcome.created, missingEntityIds: [...outcome.missing] };
+  }
+
+  async deleteEntities(workspace: string, entityIds: readonly string[]): Promise<void> {
+    await this.storage.ensureTable();
+    const ids = [...new Set(entityIds)];
+    for (let attempt = 1; ; attempt++) {
+      const rows = (await Promise.all(ids.map((id) => this.queryRange(workspace, keyRange.wholeEntity(id))))).flat();
+      if (rows.length === 0) return;
+      try {
+        // Each entity row first, with If-Match on the ETag read: a write that hung a row off the entity since
+        // the read changed that ETag (its guard merged the row), so this fails and we read again; once the row
+        // is gone, every later write fails its guard. @azure/data-tables cannot send If-Match on a delete inside
+        // a transaction, so this is one request per entity row.
+        const heads = rows.filter((row) => kindOf(row) === "entity");
+        await Promise.all(heads.map((row) => this.table.deleteEntity(workspace, String(row.rowKey), { etag: row.etag })));
+        await forEachLimited(pack(workspace, deletionUnits(workspace, rows)), CONCURRENCY, (batch) => this.transact(batch.actions));
+        return;
+      } catch (error) {
+        const failure = classifyStorageError(error);
+        // 412: the entity changed since the read; 404: a row went away (a concurrent delete). Read again.
+        if ((failure !== "precondition-failed" && failure !== "not-found") || attempt >= MAX_ATTEMPTS) throw retryExhausted(error);
+      }
+    }
+  }
+
+  async deleteObservations(workspace: string, changes: readonly ObservationChange[]): Promise<void> {
+    await this.storage.ensureTable();
+    const wanted = mergeChanges(changes);
+    const ids = [...wanted.keys()];
+    for (let attempt = 1; ; attempt++) {
+      const ranges = await Promise.all(ids.map((id) => this.queryRange(workspace, keyRange.entityWithObservations(id))));
+      const actions = ids.flatMap((id, i) => {
+        const stored = storedKeys(ranges[i]!);
+        // A set: a transaction may name each row once, and a caller may name the same observation twice.
+        const keys = new Set((wanted.get(id) ?? []).map((content) => rowKey.observation(id, observationId(id, content))));
+        return [...keys].filter((key) => stored.has(key)).map((key): TransactionAction => ["delete", { partitionKey: workspace, rowKey: key }]);
+      });
+      try {
+        await forEachLimited(chunkActions(actions, LIMITS.batchOperations), CONCURRENCY, (batch) => this.transact(batch));
+        return;
+      } catch (error) {
+        if (classifyStorageError(error) !== "not-found" || attempt >= MAX_ATTEMPTS) throw retryExhausted(error);
+      }
+    }
+  }
+
+  async deleteRelations(workspace: string, relations: readonly RelationRef[]): Promise<void> {
+    await this.storage.ensureTable();
+    const distinct = [...new Map(relations.map((relation) => [relation.id, relation])).values()];
+    for (let attempt = 1; ; attempt++) {
+      const stored = await Promise.all(distinct.map((relation) => this.pointRead(workspace, rowKey.relation(relation.id))));
+      const units = distinct
+        .filter((_, i) => stored[i] !== undefined)
+        .map((relation): Unit => ({ actions: relationRowKeys(relation).map((key): TransactionAction => ["delete", { partitionKey: workspace, rowKey: key }]) }));
+      try {
+        await forEachLimited(pack(workspace, units), CONCURRENCY, (batch) => this.transact(batch.actions));
+        return;
+      } catch (error) {
+        if (classifyStorageError(error) !== "not-found" || attempt >= MAX_ATTEMPTS) throw retryExhausted(error);
+      }
+    }
   }
 
   // ---- primitives -------------------------------------------------------------------------
+
+  /**
+   * Commits relation units that fit one transaction. When it fails, finds out why: relations that exist
+   * already are skipped (409), relations with a missing endpoint are left out and the endpoint recorded
+   * (404); the rest is tried again.
+   */
+  private async commitRelations(
+    workspace: string,
+    units: RelationUnit[],
+    outcome: { created: string[]; missing: Set<string> },
+    options: { allOrNothing: boolean; progress?: Progress },
+    attempt = 1,
+  ): Promise<void> {
+    if (units.length === 0) return;
+    try {
+      for (const batch of pack(workspace, units)) await this.transact(batch.actions);
+      outcome.created.push(...units.map((unit) => unit.relation.id));
+      options.progress?.(units.length);
+      return;
+    } catch (error) {
+      const failure = classifyStorageError(error);
+      if ((failure !== "entity-exists" && failure !== "not-found") || attempt >= MAX_ATTEMPTS) throw toMemoryError(error);
+      const [stored, absent] = await Promise.all([
+        Promise.all(units.map((unit) => this.pointRead(workspace, rowKey.relation(unit.relation.id)))),
+        failure === "not-found" ? this.absentEntities(workspace, endpointsOf(units.map((unit) => unit.relation))) : Promise.resolve([]),
+      ]);
+      for (const id of absent) outcome.missing.add(id);
+      const remaining = units.filter(
+        (unit, i) => stored[i] === undefined && !absent.includes(unit.relation.fromEntityId) && !absent.includes(unit.relation.toEntityId),
+      );
+      options.progress?.(units.length - remaining.length);
+      // All or nothing: a missing endpoint ends the call here. (Only a concurrent delete gets here after other transactions were written.)
+      if (options.allOrNothing && absent.length > 0) return;
+      await this.commitRelations(workspace, remaining, outcome, options, attempt + 1);
+    }
+  }
+
+  /** Of these entity ids, those with no entity row (parallel point reads). */
+  private async absentEntities(workspace: string, entityIds: readonly string[]): Promise<string[]> {
+    const rows = await Promise.all(entityIds.map((id) => this.pointRead(workspace, rowKey.entity(id))));
+    return entityIds.filter((_, i) => rows[i] === undefined || kindOf(rows[i]!) !== "entity");
+  }
+
+  private async pointRead(workspace: string, key: string): Promise<StoredRow | undefined> {
+    try {
+      return await this.table.getEntity<Record<string, unknown>>(workspace, key);
+    } catch (error) {
+      if (classifyStorageError(error) === "not-found") return undefined;
+      throw toMemoryError(error);
+    }
+  }
+
+  /**
+   * Streams a query in key order, grouping rows by the entity they belong to (one entity's rows are
+   * contiguous), and yields each entity as soon as its range is complete, so a scan holds one entity at a time.
+   */
+  private async *scan(filter: string, select?: string[]): AsyncGenerator<EntityNode> {
+    let group: StoredRow[] = [];
+    let owner: string | undefined;
+    const pages = this.table.listEntities<Record<string, unknown>>({ queryOptions: { filter, ...(select ? { select } : {}) } }).byPage({ maxPageSize: PAGE_SIZE });
+    const iterator = pages[Symbol.asyncIterator]();
+    for (;;) {
+      let next: IteratorResult<StoredRow[]>;
+      try {
+        next = await iterator.next();
+      } catch (error) {
+        throw toMemoryError(error);
+      }
+      if (next.done) break;
+      for (const row of next.value) {
+        const rowOwner = ownerOf(String(row.rowKey));
+        if (rowOwner !== owner) {
+          const node = assembleEntity(group);
+          if (node) yield node;
+          group = [];
+          owner = rowOwner;
+        }
+        group.push(row);
+      }
+    }
+    const node = assembleEntity(group);
+    if (node) yield node;
+  }
 
   private queryRange(workspace: string, range: KeyRange): Promise<StoredRow[]> {
     return this.query(odata`PartitionKey eq ${workspace} and RowKey ge ${range.from} and RowKey lt ${range.to}`);
@@ -204,10 +434,15 @@ export class TableGraphStore implements GraphStore {
    * every later transaction also merges the entity row of `guardEntityId`, keeping the invariant.
    */
   private async submit(workspace: string, head: TransactionAction[], rest: TransactionAction[], guardEntityId: string): Promise<void> {
-    const guard: TransactionAction = ["update", { partitionKey: workspace, rowKey: rowKey.entity(guardEntityId) }, "Merge"];
     const batches = chunkActions(rest, LIMITS.batchOperations - 1);
     await this.transact([...head, ...(batches[0] ?? [])]);
-    for (const batch of batches.slice(1)) await this.transact([guard, ...batch]);
+    for (const batch of batches.slice(1)) await this.transactUnit(workspace, { actions: batch, guards: [guardEntityId] });
+  }
+
+  /** One unit (with its guards) as one transaction. */
+  private transactUnit(workspace: string, unit: Unit): Promise<void> {
+    const [batch] = pack(workspace, [unit]);
+    return this.transact(batch?.actions ?? []);
   }
 
   private async transact(actions: TransactionAction[]): Promise<void> {
@@ -216,41 +451,43 @@ export class TableGraphStore implements GraphStore {
   }
 }
 
-function newEntityRow(write: EntityWrite, now: string): EntityRow {
-  return {
-    kind: "entity",
-    name: write.name,
-    entityType: write.entityType ?? "",
-    metadata: JSON.stringify(write.metadata ?? {}),
-    createdAt: now,
-    updatedAt: now,
-  };
+/** One entry per entity, contents in first-seen order. */
+function mergeChanges(changes: readonly ObservationChange[]): Map<string, string[]> {
+  const merged = new Map<string, string[]>();
+  for (const change of changes) merged.set(change.entityId, [...(merged.get(change.entityId) ?? []), ...change.contents]);
+  return merged;
 }
 
-/** ISO time then position within the call: sorts by time of first addition, then call order. */
-function orderKey(now: string, position: number): string {
-  return `${now}#${String(position).padStart(6, "0")}`;
+function endpointsOf(relations: readonly RelationWrite[]): string[] {
+  return [...new Set(relations.flatMap((relation) => [relation.fromEntityId, relation.toEntityId]))];
 }
 
-function byCreation(a: { createdAt: string; id: string }, b: { createdAt: string; id: string }): number {
-  return compareText(a.createdAt, b.createdAt) || compareText(a.id, b.id);
-}
-
-/** Splits actions into transactions of at most `maxOperations` operations and the payload limit. */
-export function chunkActions(actions: TransactionAction[], maxOperations: number): TransactionAction[][] {
-  const batches: TransactionAction[][] = [];
-  let current: TransactionAction[] = [];
-  let bytes = 0;
-  for (const action of actions) {
-    const size = Buffer.byteLength(JSON.stringify(action[1]), "utf8");
-    if (current.length > 0 && (current.length >= maxOperations || bytes + size > LIMITS.batchPayloadBytes)) {
-      batches.push(current);
-      current = [];
-      bytes = 0;
-    }
-    current.push(action);
-    bytes += size;
+/**
+ * What deleting these entity ranges (the entity rows aside) takes: each relation as one unit (its
+ * canonical row and both edge rows, wherever they live), then every other row on its own.
+ */
+function deletionUnits(workspace: string, rows: readonly StoredRow[]): Unit[] {
+  const remove = (key: string): TransactionAction => ["delete", { partitionKey: workspace, rowKey: key }];
+  const covered = new Set<string>();
+  const relationUnits: Unit[] = [];
+  for (const row of rows) {
+    const kind = kindOf(row);
+    if (kind !== "edge-in" && kind !== "edge-out") continue;
+    const keys = relationRowKeys({ id: String(row.relationId), fromEntityId: String(row.fromId), toEntityId: String(row.toId) });
+    if (covered.has(keys[0]!)) continue; // both edges of the relation are being deleted
+    keys.forEach((key) => covered.add(key));
+    relationUnits.push({ actions: keys.map(remove) });
   }
-  if (current.length > 0) batches.push(current);
-  return batches;
+  const singles = rows
+    .filter((row) => kindOf(row) !== "entity" && !covered.has(String(row.rowKey)))
+    .map((row): Unit => ({ actions: [remove(String(row.rowKey))] }));
+  return [...relationUnits, ...singles];
+}
+
+function retryExhausted(error: unknown) {
+  const failure = classifyStorageError(error);
+  if (failure === "not-found" || failure === "precondition-failed") {
+    return new ConflictError("The data kept changing while it was being deleted. Retry the call.");
+  }
+  return toMemoryError(error);
 }

@@ -84,14 +84,18 @@ export function ok<T = Record<string, unknown>>(result: CallToolResult): T {
   return result.structuredContent as T;
 }
 
-/** The structured error of a failed call; fails the test if the call succeeded. */
+/**
+ * The error of a failed call; fails the test if the call succeeded. Design §4: the text is the error
+ * JSON, and so is structuredContent, except on tools with an exact (official) outputSchema, which
+ * cannot admit it and so carry the text only.
+ */
 export function failed(result: CallToolResult): { success: false; error: string; message: string } {
   if (!result.isError) throw new Error(`Expected an error, got: ${JSON.stringify(result.structuredContent)}`);
-  const structured = result.structuredContent as { success: false; error: string; message: string };
   const text = result.content[0];
-  // Design §4: the text is the same JSON as the structured content.
-  if (text?.type !== "text" || JSON.stringify(JSON.parse(text.text)) !== JSON.stringify(structured)) {
+  if (text?.type !== "text") throw new Error(`Error has no text content: ${JSON.stringify(result.content)}`);
+  const parsed = JSON.parse(text.text) as { success: false; error: string; message: string };
+  if (result.structuredContent !== undefined && JSON.stringify(parsed) !== JSON.stringify(result.structuredContent)) {
     throw new Error(`Error text does not match structuredContent: ${JSON.stringify(result.content)}`);
   }
-  return structured;
+  return parsed;
 }

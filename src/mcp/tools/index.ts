@@ -1,8 +1,31 @@
 import type { AnyTool } from "../tool.js";
+import { addObservations } from "./addObservations.js";
+import { createEntities } from "./createEntities.js";
+import { createRelations } from "./createRelations.js";
+import { deleteEntities } from "./deleteEntities.js";
+import { deleteObservations } from "./deleteObservations.js";
+import { deleteRelations } from "./deleteRelations.js";
 import { getEntityRelations } from "./getEntityRelations.js";
+import { openNodes } from "./openNodes.js";
 import { readGraph } from "./readGraph.js";
+import { searchNodes } from "./searchNodes.js";
 import { upsertEntity } from "./upsertEntity.js";
 import { upsertRelation } from "./upsertRelation.js";
 
 /** Every tool, in the order tools/list shows them. Add a tool: write its module, list it here. */
-export const ALL_TOOLS: readonly AnyTool[] = [upsertEntity, upsertRelation, getEntityRelations, readGraph];
+export const ALL_TOOLS: readonly AnyTool[] = [
+  // core: the Central-Memory API
+  upsertEntity,
+  upsertRelation,
+  getEntityRelations,
+  readGraph,
+  // graph: the official memory server's tools (read_graph above serves both)
+  createEntities,
+  createRelations,
+  addObservations,
+  deleteEntities,
+  deleteObservations,
+  deleteRelations,
+  searchNodes,
+  openNodes,
+];

@@ -1,45 +1,27 @@
 import { z } from "zod";
+import { LIMITS } from "../../domain/limits.js";
 import { defineTool } from "../tool.js";
-import { metadataOutput } from "../schemas.js";
+import { graphOutput, toGraphOutput } from "../graphShapes.js";
 
 export const readGraph = defineTool({
   name: "read_graph",
   group: "core",
-  title: "Read the whole graph",
-  description: "Read every entity (with its observations, in the order they were added) and every relation in the workspace.",
-  input: {},
-  output: {
-    workspaceName: z.string(),
-    entities: z.array(
-      z.object({ id: z.string(), name: z.string(), entityType: z.string(), observations: z.array(z.string()), metadata: metadataOutput }),
-    ),
-    relations: z.array(
-      z.object({
-        id: z.string(),
-        from: z.string(),
-        to: z.string(),
-        fromEntityId: z.string(),
-        toEntityId: z.string(),
-        relationType: z.string(),
-        metadata: metadataOutput,
-      }),
-    ),
+  title: "Read the graph",
+  description:
+    "Read the workspace's entities (with observations, in the order they were added) and relations. With no arguments it returns " +
+    "everything. For a large graph, page it: `limit` entities per page, each with the relations that start at them, and pass the " +
+    "returned `cursor` back for the next page (no cursor means the last page). mode 'names' returns only names and types, a small " +
+    "overview to pick entities from; then use open_nodes for their details.",
+  input: {
+    limit: z.number().int().min(1).max(LIMITS.itemsPerCall).optional().describe("Entities per page (1-1000). Omit for everything."),
+    cursor: z.string().optional().describe("The cursor a previous page returned, unchanged."),
+    mode: z.enum(["full", "names"]).optional().describe("'full' (default): observations and metadata too; 'names': names and types only."),
   },
+  output: graphOutput,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  async handler(_args, { memory, workspace }) {
-    const graph = await memory.readGraph(workspace);
-    return {
-      workspaceName: workspace,
-      entities: graph.entities.map((e) => ({ id: e.id, name: e.name, entityType: e.entityType, observations: e.observations, metadata: e.metadata })),
-      relations: graph.relations.map((r) => ({
-        id: r.id,
-        from: r.fromName,
-        to: r.toName,
-        fromEntityId: r.fromEntityId,
-        toEntityId: r.toEntityId,
-        relationType: r.relationType,
-        metadata: r.metadata,
-      })),
-    };
+  async handler(args, { memory, workspace }) {
+    const mode = args.mode ?? "full";
+    const page = await memory.readGraph(workspace, { limit: args.limit, cursor: args.cursor, mode });
+    return toGraphOutput(workspace, page, mode);
   },
 });

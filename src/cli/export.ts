@@ -1,0 +1,55 @@
+import { createWriteStream } from "node:fs";
+import { once } from "node:events";
+import { resolve } from "node:path";
+import type { Writable } from "node:stream";
+import { finished } from "node:stream/promises";
+import { workspaceAndFiles } from "./args.js";
+import { withMemory, type Command } from "./command.js";
+import { entityLine, relationLine } from "./memoryFile.js";
+
+/** Entities read per page: bounded memory however large the workspace. */
+const PAGE = 1000;
+
+/**
+ * `central-memory export --workspace W [FILE]`: writes W as JSONL the official memory server loads
+ * (to stdout without FILE). Entities first, then relations, as that server writes its file.
+ */
+export const exportCommand: Command = {
+  name: "export",
+  summary: "write a workspace as memory.jsonl (loadable by the official memory server)",
+  usage: "central-memory export --workspace <name> [file]",
+  async run(args, io) {
+    const { workspace, files } = workspaceAndFiles(args, { min: 0, max: 1 });
+    const file = files[0] === undefined ? undefined : resolve(io.cwd, files[0]);
+    const out = file ? createWriteStream(file, "utf8") : io.stdout;
+    const counts = await withMemory(io, async (memory, storageRequests) => {
+      const before = storageRequests();
+      // Relations are held back (they are small) so that all entity lines come first.
+      const relations: string[] = [];
+      let entities = 0;
+      let cursor: string | undefined;
+      do {
+        const page = await memory.readGraph(workspace, { limit: PAGE, ...(cursor ? { cursor } : {}) });
+        for (const entity of page.entities) await writeLine(out, entityLine(entity));
+        relations.push(...page.relations.map((r) => relationLine({ from: r.fromName, to: r.toName, relationType: r.relationType })));
+        entities += page.entities.length;
+        cursor = page.cursor;
+      } while (cursor);
+      for (const line of relations) await writeLine(out, line);
+      return { entities, relations: relations.length, requests: storageRequests() - before };
+    });
+    if (file) {
+      out.end();
+      await finished(out);
+    }
+    io.stderr.write(
+      `Exported ${counts.entities} entities and ${counts.relations} relations from workspace '${workspace}'${file ? ` to ${file}` : ""}` +
+        ` (${counts.requests} storage requests).\n`,
+    );
+    return 0;
+  },
+};
+
+async function writeLine(out: Writable, line: string): Promise<void> {
+  if (!out.write(`${line}\n`)) await once(out, "drain");
+}

@@ -1,0 +1,60 @@
+import { createReadStream } from "node:fs";
+import { resolve } from "node:path";
+import { createInterface } from "node:readline";
+import type { ImportInput } from "../domain/importGraph.js";
+import { workspaceAndFiles } from "./args.js";
+import { withMemory, type Command } from "./command.js";
+import { parseLine } from "./memoryFile.js";
+import { progress } from "./progress.js";
+
+/**
+ * `central-memory import --workspace W FILE`: merges a server-memory JSONL file into W. Only adds
+ * (so a second run changes nothing); bad lines are reported by number and skipped; the exit code is
+ * 1 if any line was not imported.
+ */
+export const importCommand: Command = {
+  name: "import",
+  summary: "merge a memory.jsonl file (the official memory server's format) into a workspace",
+  usage: "central-memory import --workspace <name> <file>",
+  async run(args, io) {
+    const { workspace, files } = workspaceAndFiles(args, { min: 1, max: 1 });
+    const file = resolve(io.cwd, files[0]!);
+    const input: ImportInput = { entities: [], relations: [] };
+    const failures: string[] = [];
+    const fail = (message: string) => {
+      failures.push(message);
+      io.stderr.write(`${message}\n`);
+    };
+    let lineNumber = 0;
+    for await (const raw of createInterface({ input: createReadStream(file, "utf8"), crlfDelay: Infinity })) {
+      lineNumber += 1;
+      const parsed = parseLine(lineNumber === 1 ? raw.replace(/^\uFEFF/, "") : raw, lineNumber);
+      if (parsed.kind === "entity") input.entities.push(parsed.item);
+      else if (parsed.kind === "relation") input.relations.push(parsed.item);
+      else if (parsed.kind === "malformed") fail(`line ${lineNumber}: ${parsed.reason}`);
+      else if (parsed.kind === "other") io.stderr.write(`line ${lineNumber}: type '${parsed.type}' is not imported; skipped\n`);
+    }
+
+    const bar = progress(io, `Importing into '${workspace}'`);
+    const { report, seconds, requests } = await withMemory(io, async (memory, storageRequests) => {
+      const [started, before] = [performance.now(), storageRequests()]; // the import itself, not starting storage
+      const result = await memory.importGraph(workspace, input, (done, total) => bar.update(done, total));
+      return { report: result, seconds: (performance.now() - started) / 1000, requests: storageRequests() - before };
+    });
+    bar.finish();
+
+    for (const { line, relation, missing } of report.missingEndpoints) {
+      const names = missing.map((name) => `'${name}'`).join(" and ");
+      fail(`line ${line}: relation ${JSON.stringify(relation)} not imported: ${names} ${missing.length > 1 ? "are" : "is"} in neither the file nor the workspace`);
+    }
+    const items = input.entities.length + input.relations.length;
+    io.stdout.write(
+      `Imported ${file} into workspace '${workspace}': ` +
+        `${report.entitiesCreated} entities created (${report.entitiesExisting} already there), ${report.observationsAdded} observations added, ` +
+        `${report.relationsCreated} relations created (${report.relationsExisting} already there).\n` +
+        `${items} items in ${seconds.toFixed(1)} s (${Math.round(items / Math.max(seconds, 0.001))} items/s), ${requests} storage requests.\n`,
+    );
+    if (failures.length > 0) io.stdout.write(`${failures.length} line(s) not imported; see above.\n`);
+    return failures.length > 0 ? 1 : 0;
+  },
+};

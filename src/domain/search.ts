@@ -1,0 +1,37 @@
+import type { Entity, EntityNode } from "./model.js";
+import { byCreation } from "./order.js";
+
+/**
+ * search_nodes' rule: a case-insensitive substring match over name, entityType and observations
+ * (as the official memory server matches), ranked name before type before observation. Lower is better;
+ * undefined means no match.
+ */
+export function searchRank(entity: Entity, query: string): number | undefined {
+  const needle = query.toLowerCase();
+  if (entity.name.toLowerCase().includes(needle)) return 0;
+  if (entity.entityType.toLowerCase().includes(needle)) return 1;
+  if (entity.observations.some((content) => content.toLowerCase().includes(needle))) return 2;
+  return undefined;
+}
+
+interface Ranked {
+  rank: number;
+  node: EntityNode;
+}
+
+const better = (a: Ranked, b: Ranked): number => a.rank - b.rank || byCreation(a.node.entity, b.node.entity);
+
+/** The best `limit` matches of a stream, holding at most about 2 × limit of them at a time. */
+export async function topMatches(nodes: AsyncIterable<EntityNode>, query: string, limit: number): Promise<EntityNode[]> {
+  let kept: Ranked[] = [];
+  for await (const node of nodes) {
+    const rank = searchRank(node.entity, query);
+    if (rank === undefined) continue;
+    kept.push({ rank, node });
+    if (kept.length >= 2 * limit) kept = kept.sort(better).slice(0, limit);
+  }
+  return kept
+    .sort(better)
+    .slice(0, limit)
+    .map((ranked) => ranked.node);
+}

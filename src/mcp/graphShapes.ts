@@ -1,0 +1,97 @@
+import { z } from "zod";
+import type { Entity, GraphPage, Relation } from "../domain/model.js";
+import { metadataOutput } from "./schemas.js";
+
+/**
+ * The shapes tools return for entities and relations, and the one place each is projected from the
+ * domain model, so a field added later (tags, say) is added here once for every tool that shows it.
+ *
+ * The official memory server's shapes come first. Their field descriptions are that server's
+ * interface text, kept identical on purpose: clients built for it compare schemas, and
+ * test/parity.test.ts checks them against @modelcontextprotocol/server-memory itself.
+ */
+export const officialEntity = z.object({
+  name: z.string().describe("The name of the entity"),
+  entityType: z.string().describe("The type of the entity"),
+  observations: z.array(z.string()).describe("An array of observation contents associated with the entity"),
+});
+
+export const officialRelation = z.object({
+  from: z.string().describe("The name of the entity where the relation starts"),
+  to: z.string().describe("The name of the entity where the relation ends"),
+  relationType: z.string().describe("The type of the relation"),
+});
+
+/** What search_nodes and open_nodes return. */
+export const officialGraph = { entities: z.array(officialEntity), relations: z.array(officialRelation) };
+
+/** What the official delete tools return. */
+export const officialStatus = { success: z.boolean(), message: z.string() };
+
+/** The official server renders results as JSON indented by two spaces. */
+export const indentedJson = (value: unknown): string => JSON.stringify(value, null, 2);
+
+export const toOfficialEntity = (entity: Entity): z.infer<typeof officialEntity> => ({
+  name: entity.name,
+  entityType: entity.entityType,
+  observations: entity.observations,
+});
+
+export const toOfficialRelation = (relation: Relation): z.infer<typeof officialRelation> => ({
+  from: relation.fromName,
+  to: relation.toName,
+  relationType: relation.relationType,
+});
+
+export function toOfficialGraph(graph: { entities: Entity[]; relations: Relation[] }) {
+  return { entities: graph.entities.map(toOfficialEntity), relations: graph.relations.map(toOfficialRelation) };
+}
+
+/** read_graph's shape: a superset of the official one (ids, metadata) and of the Central-Memory API's. */
+export const graphEntity = z.object({
+  id: z.string(),
+  name: z.string(),
+  entityType: z.string(),
+  observations: z.array(z.string()).optional().describe("In the order they were added. Absent in mode 'names'."),
+  metadata: metadataOutput.optional().describe("Absent in mode 'names'."),
+});
+
+export const graphRelation = z.object({
+  id: z.string(),
+  from: z.string(),
+  to: z.string(),
+  fromEntityId: z.string(),
+  toEntityId: z.string(),
+  relationType: z.string(),
+  metadata: metadataOutput.optional().describe("Absent in mode 'names'."),
+});
+
+export const graphOutput = {
+  workspaceName: z.string(),
+  entities: z.array(graphEntity),
+  relations: z.array(graphRelation),
+  cursor: z.string().optional().describe("Present when more entities follow: pass it back as `cursor` for the next page."),
+};
+
+export function toGraphOutput(workspace: string, page: GraphPage, mode: "full" | "names" = "full"): z.infer<z.ZodObject<typeof graphOutput>> {
+  const full = mode === "full";
+  return {
+    workspaceName: workspace,
+    entities: page.entities.map((e) => ({
+      id: e.id,
+      name: e.name,
+      entityType: e.entityType,
+      ...(full ? { observations: e.observations, metadata: e.metadata } : {}),
+    })),
+    relations: page.relations.map((r) => ({
+      id: r.id,
+      from: r.fromName,
+      to: r.toName,
+      fromEntityId: r.fromEntityId,
+      toEntityId: r.toEntityId,
+      relationType: r.relationType,
+      ...(full ? { metadata: r.metadata } : {}),
+    })),
+    ...(page.cursor !== undefined ? { cursor: page.cursor } : {}),
+  };
+}

@@ -1,0 +1,77 @@
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { UriTemplate } from "@modelcontextprotocol/sdk/shared/uriTemplate.js";
+import {
+  ErrorCode,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  McpError,
+  ReadResourceRequestSchema,
+  type Resource,
+  type ResourceTemplate,
+} from "@modelcontextprotocol/sdk/types.js";
+import type { Principal } from "../domain/access.js";
+import { ForbiddenError, MemoryError, ValidationError } from "../domain/errors.js";
+import { authorize } from "./authorize.js";
+import type { MemoryService } from "../domain/memory.js";
+import { toGraphOutput } from "./graphShapes.js";
+import { resolveWorkspace } from "./workspace.js";
+
+/**
+ * The graph as a resource: the template `memory://workspaces/{workspaceName}/graph` on every route,
+ * and, on a bound route, `memory://knowledge-graph` (the official memory server's URI) for its
+ * workspace. Both return read_graph's JSON. No subscriptions: the server is stateless over HTTP.
+ */
+const KNOWLEDGE_GRAPH_URI = "memory://knowledge-graph";
+const WORKSPACE_GRAPH = new UriTemplate("memory://workspaces/{workspaceName}/graph");
+
+const KNOWLEDGE_GRAPH: Resource = {
+  uri: KNOWLEDGE_GRAPH_URI,
+  name: "knowledge-graph",
+  title: "Knowledge Graph",
+  description: "The full knowledge graph with all entities and relations",
+  mimeType: "application/json",
+};
+
+const WORKSPACE_GRAPH_TEMPLATE: ResourceTemplate = {
+  uriTemplate: WORKSPACE_GRAPH.toString(),
+  name: "workspace-graph",
+  title: "Workspace knowledge graph",
+  description: "The knowledge graph of one workspace (entities with observations, and relations) as JSON, as read_graph returns it.",
+  mimeType: "application/json",
+};
+
+/** Reading a graph resource needs read access, like read_graph. */
+const READ_GRAPH = { name: "read_graph", annotations: { readOnlyHint: true } };
+
+export function registerResources(server: Server, context: { memory: MemoryService; principal: Principal; boundWorkspace?: string }): void {
+  server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: context.boundWorkspace !== undefined ? [KNOWLEDGE_GRAPH] : [] }));
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: [WORKSPACE_GRAPH_TEMPLATE] }));
+  server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
+    const { uri } = request.params;
+    const workspace = workspaceOf(uri, context.boundWorkspace);
+    try {
+      authorize(context.principal, workspace, READ_GRAPH);
+      const graph = await context.memory.readGraph(workspace);
+      return { contents: [{ uri, mimeType: "application/json", text: JSON.stringify(toGraphOutput(workspace, graph)) }] };
+    } catch (error) {
+      // Resource reads have no tool-result form: a failure is a JSON-RPC error, with the same safe message.
+      if (error instanceof ForbiddenError) throw new McpError(ErrorCode.InvalidParams, error.message);
+      const message = error instanceof MemoryError ? error.message : "The server failed while reading the graph. It may be retried.";
+      throw new McpError(ErrorCode.InternalError, message);
+    }
+  });
+}
+
+function workspaceOf(uri: string, bound: string | undefined): string {
+  if (uri === KNOWLEDGE_GRAPH_URI) {
+    if (bound !== undefined) return bound;
+    throw new McpError(ErrorCode.InvalidParams, `${KNOWLEDGE_GRAPH_URI} names no workspace on /api/mcp. Read memory://workspaces/{workspaceName}/graph instead.`);
+  }
+  const match = WORKSPACE_GRAPH.match(uri);
+  if (!match) throw new McpError(ErrorCode.InvalidParams, `Resource ${uri} not found. Read memory://workspaces/{workspaceName}/graph.`);
+  try {
+    return resolveWorkspace(decodeURIComponent(String(match.workspaceName)), bound);
+  } catch (error) {
+    throw new McpError(ErrorCode.InvalidParams, error instanceof ValidationError ? error.message : `Invalid resource URI ${uri}.`);
+  }
+}

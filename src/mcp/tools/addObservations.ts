@@ -1,0 +1,26 @@
+import { z } from "zod";
+import { defineTool } from "../tool.js";
+import { indentedJson } from "../graphShapes.js";
+
+/** Official memory-server parity (see createEntities.ts). */
+export const addObservations = defineTool({
+  name: "add_observations",
+  group: "graph",
+  title: "Add Observations",
+  description: "Add new observations to existing entities in the knowledge graph",
+  input: {
+    observations: z.array(
+      z.object({
+        entityName: z.string().describe("The name of the entity to add the observations to"),
+        contents: z.array(z.string()).describe("An array of observation contents to add"),
+      }),
+    ),
+  },
+  output: { results: z.array(z.object({ entityName: z.string(), addedObservations: z.array(z.string()) })) },
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  exactOutputSchema: true,
+  text: (result) => indentedJson(result.results),
+  async handler(args, { memory, workspace }) {
+    return { results: await memory.addObservations(workspace, args.observations) };
+  },
+});

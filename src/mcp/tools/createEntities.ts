@@ -1,0 +1,19 @@
+import { z } from "zod";
+import { defineTool } from "../tool.js";
+import { indentedJson, officialEntity } from "../graphShapes.js";
+
+/** Official memory-server parity: name, description, schemas, annotations and text as server-memory 2026.8.31. */
+export const createEntities = defineTool({
+  name: "create_entities",
+  group: "graph",
+  title: "Create Entities",
+  description: "Create multiple new entities in the knowledge graph",
+  input: { entities: z.array(officialEntity) },
+  output: { entities: z.array(officialEntity) },
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  exactOutputSchema: true,
+  text: (result) => indentedJson(result.entities),
+  async handler(args, { memory, workspace }) {
+    return { entities: await memory.createEntities(workspace, args.entities) };
+  },
+});

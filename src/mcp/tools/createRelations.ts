@@ -1,0 +1,19 @@
+import { z } from "zod";
+import { defineTool } from "../tool.js";
+import { indentedJson, officialRelation } from "../graphShapes.js";
+
+/** Official memory-server parity (see createEntities.ts). */
+export const createRelations = defineTool({
+  name: "create_relations",
+  group: "graph",
+  title: "Create Relations",
+  description: "Create multiple new relations between entities in the knowledge graph. Relations should be in active voice",
+  input: { relations: z.array(officialRelation) },
+  output: { relations: z.array(officialRelation) },
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  exactOutputSchema: true,
+  text: (result) => indentedJson(result.relations),
+  async handler(args, { memory, workspace }) {
+    return { relations: await memory.createRelations(workspace, args.relations) };
+  },
+});

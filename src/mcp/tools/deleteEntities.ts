@@ -1,0 +1,22 @@
+import { z } from "zod";
+import { defineTool } from "../tool.js";
+import { officialStatus } from "../graphShapes.js";
+
+const MESSAGE = "Entities deleted successfully";
+
+/** Official memory-server parity (see createEntities.ts). */
+export const deleteEntities = defineTool({
+  name: "delete_entities",
+  group: "graph",
+  title: "Delete Entities",
+  description: "Delete multiple entities and their associated relations from the knowledge graph",
+  input: { entityNames: z.array(z.string()).describe("An array of entity names to delete") },
+  output: officialStatus,
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  exactOutputSchema: true,
+  text: (result) => result.message,
+  async handler(args, { memory, workspace }) {
+    await memory.deleteEntities(workspace, args.entityNames);
+    return { success: true, message: MESSAGE };
+  },
+});

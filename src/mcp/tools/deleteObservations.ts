@@ -1,0 +1,29 @@
+import { z } from "zod";
+import { defineTool } from "../tool.js";
+import { officialStatus } from "../graphShapes.js";
+
+const MESSAGE = "Observations deleted successfully";
+
+/** Official memory-server parity (see createEntities.ts). */
+export const deleteObservations = defineTool({
+  name: "delete_observations",
+  group: "graph",
+  title: "Delete Observations",
+  description: "Delete specific observations from entities in the knowledge graph",
+  input: {
+    deletions: z.array(
+      z.object({
+        entityName: z.string().describe("The name of the entity containing the observations"),
+        observations: z.array(z.string()).describe("An array of observations to delete"),
+      }),
+    ),
+  },
+  output: officialStatus,
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  exactOutputSchema: true,
+  text: (result) => result.message,
+  async handler(args, { memory, workspace }) {
+    await memory.deleteObservations(workspace, args.deletions);
+    return { success: true, message: MESSAGE };
+  },
+});

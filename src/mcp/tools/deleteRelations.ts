@@ -1,0 +1,22 @@
+import { z } from "zod";
+import { defineTool } from "../tool.js";
+import { officialRelation, officialStatus } from "../graphShapes.js";
+
+const MESSAGE = "Relations deleted successfully";
+
+/** Official memory-server parity (see createEntities.ts). */
+export const deleteRelations = defineTool({
+  name: "delete_relations",
+  group: "graph",
+  title: "Delete Relations",
+  description: "Delete multiple relations from the knowledge graph",
+  input: { relations: z.array(officialRelation).describe("An array of relations to delete") },
+  output: officialStatus,
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  exactOutputSchema: true,
+  text: (result) => result.message,
+  async handler(args, { memory, workspace }) {
+    await memory.deleteRelations(workspace, args.relations);
+    return { success: true, message: MESSAGE };
+  },
+});

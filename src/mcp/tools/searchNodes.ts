@@ -1,0 +1,30 @@
+import { z } from "zod";
+import { DEFAULT_SEARCH_LIMIT } from "../../domain/memory.js";
+import { LIMITS } from "../../domain/limits.js";
+import { defineTool } from "../tool.js";
+import { indentedJson, officialGraph, toOfficialGraph } from "../graphShapes.js";
+
+/** Official memory-server parity (see createEntities.ts), plus an optional `limit`. */
+export const searchNodes = defineTool({
+  name: "search_nodes",
+  group: "graph",
+  title: "Search Nodes",
+  description: "Search for nodes in the knowledge graph based on a query",
+  input: {
+    query: z.string().describe("The search query to match against entity names, types, and observation content"),
+    limit: z
+      .number()
+      .int()
+      .min(1)
+      .max(LIMITS.itemsPerCall)
+      .optional()
+      .describe(`Most entities to return (default ${DEFAULT_SEARCH_LIMIT}), best first: name matches, then type, then observation matches.`),
+  },
+  output: officialGraph,
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  exactOutputSchema: true,
+  text: indentedJson,
+  async handler(args, { memory, workspace }) {
+    return toOfficialGraph(await memory.searchNodes(workspace, args.query, args.limit));
+  },
+});

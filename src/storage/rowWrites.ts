@@ -1,0 +1,63 @@
+import { observationId } from "../domain/ids.js";
+import { orderKey } from "../domain/order.js";
+import type { RelationWrite } from "../domain/store.js";
+import { relationRowKeys, rowKey } from "./keys.js";
+import { kindOf, type EntityRow, type ObservationRow, type RelationRow, type StoredRow } from "./rows.js";
+
+/** The rows writes store, built in one place so every write path stores the same shape. */
+
+export type Row = Record<string, unknown> & { partitionKey: string; rowKey: string };
+
+/** A new entity row, with its position in the call that creates it (see orderKey). */
+export function entityRow(workspace: string, entity: { id: string; name: string; entityType: string; metadata?: unknown }, now: string, position: number): Row {
+  const row: EntityRow = {
+    kind: "entity",
+    name: entity.name,
+    entityType: entity.entityType,
+    metadata: JSON.stringify(entity.metadata ?? {}),
+    createdAt: now,
+    updatedAt: now,
+    order: orderKey(now, position),
+  };
+  return { partitionKey: workspace, rowKey: rowKey.entity(entity.id), ...row };
+}
+
+/** The observation rows for contents not already stored (nor repeated within `contents`), in order. */
+export function newObservationRows(workspace: string, entityId: string, contents: readonly string[], stored: Set<string>, now: string) {
+  const seen = new Set(stored);
+  const added: string[] = [];
+  const rows: Row[] = [];
+  for (const content of contents) {
+    const key = rowKey.observation(entityId, observationId(entityId, content));
+    if (seen.has(key)) continue;
+    seen.add(key);
+    added.push(content);
+    const row: ObservationRow = { kind: "observation", entityId, content, order: orderKey(now, added.length), createdAt: now };
+    rows.push({ partitionKey: workspace, rowKey: key, ...row });
+  }
+  return { added, rows };
+}
+
+/** The keys of the observation rows among these. */
+export function storedKeys(rows: readonly StoredRow[]): Set<string> {
+  return new Set(rows.filter((row) => kindOf(row) === "observation").map((row) => String(row.rowKey)));
+}
+
+/** The canonical relation row and its two edge rows, with the same fields. */
+export function relationRows(workspace: string, write: RelationWrite, fields: Partial<RelationRow>): Row[] {
+  const base = {
+    relationId: write.id,
+    relationType: write.relationType,
+    fromId: write.fromEntityId,
+    fromName: write.fromName,
+    toId: write.toEntityId,
+    toName: write.toName,
+    ...fields,
+  };
+  const [canonical, out, incoming] = relationRowKeys(write);
+  return [
+    { partitionKey: workspace, rowKey: canonical!, ...base, kind: "relation" },
+    { partitionKey: workspace, rowKey: out!, ...base, kind: "edge-out" },
+    { partitionKey: workspace, rowKey: incoming!, ...base, kind: "edge-in" },
+  ];
+}

@@ -1,0 +1,210 @@
+import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
+import { odata } from "@azure/data-tables";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { createHash } from "node:crypto";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { generatedGraph, kindCounts, runCliCaptured } from "./support/cli.js";
+import { connectClient, ok, startTestServer, uniqueWorkspace, type TestServer } from "./support/harness.js";
+import { startServerMemory } from "./support/serverMemory.js";
+
+/** `central-memory import` and `export`, run in-process against real storage, checked through the MCP server. */
+
+let server: TestServer;
+let folder: string;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  folder = await mkdtemp(join(tmpdir(), "central-memory-cli-"));
+});
+
+afterAll(async () => {
+  await server.close();
+  await rm(folder, { recursive: true, force: true });
+});
+
+interface Graph {
+  entities: { name: string; entityType: string; observations: string[] }[];
+  relations: { from: string; to: string; relationType: string }[];
+}
+
+const jsonl = (...items: object[]) => items.map((item) => JSON.stringify(item)).join("\n");
+const entity = (name: string, entityType: string, observations: string[] = []) => ({ type: "entity", name, entityType, observations });
+const relation = (from: string, to: string, relationType: string) => ({ type: "relation", from, to, relationType });
+
+async function file(name: string, text: string): Promise<string> {
+  const path = join(folder, name);
+  await writeFile(path, text);
+  return path;
+}
+
+/** The workspace's graph as the official shape, sorted: what "the same graph" means. */
+async function graphOf(ws: string): Promise<Graph> {
+  const client = await connectClient(server.url, `/api/workspaces/${ws}/mcp`);
+  try {
+    return sortGraph(ok<Graph>(await client.call("read_graph")));
+  } finally {
+    await client.close();
+  }
+}
+
+function sortGraph(graph: Graph): Graph {
+  const key = (r: Graph["relations"][number]) => `${r.from}\n${r.relationType}\n${r.to}`;
+  return {
+    entities: graph.entities.map(({ name, entityType, observations }) => ({ name, entityType, observations })).sort((a, b) => (a.name < b.name ? -1 : 1)),
+    relations: graph.relations.map(({ from, to, relationType }) => ({ from, to, relationType })).sort((a, b) => (key(a) < key(b) ? -1 : 1)),
+  };
+}
+
+async function rows(ws: string): Promise<Map<string, string>> {
+  const etags = new Map<string, string>();
+  for await (const row of server.app.storage.table.listEntities({ queryOptions: { filter: odata`PartitionKey eq ${ws}` } })) etags.set(String(row.rowKey), row.etag);
+  return etags;
+}
+
+const FIXTURE = jsonl(
+  entity("Alice", "person", ["likes tea", "quotes \"this\" and || pipes", "line one\nline two", "emoji 🚀"]),
+  entity("Bob", "person", ["likes coffee"]),
+  entity("Alice", "person", ["likes tea", "said more later"]),
+  entity("Empty", "", []),
+  relation("Alice", "Bob", "knows"),
+  relation("Bob", "Alice", "knows"),
+  relation("Alice", "Alice", "talks_to"),
+  relation("Alice", "Bob", "knows"),
+);
+
+describe("import and export", () => {
+  test("import -> export -> import reproduces the graph exactly, and the export loads into server-memory", async () => {
+    const [first, second] = [uniqueWorkspace("rt-a"), uniqueWorkspace("rt-b")];
+    const source = await file("fixture.jsonl", FIXTURE);
+    const imported = await runCliCaptured(["import", "--workspace", first, source]);
+    expect(imported).toMatchObject({ code: 0 });
+    expect(imported.stdout).toMatch(/3 entities created \(0 already there\), 6 observations added, 3 relations created/);
+
+    const exported = join(folder, "exported.jsonl");
+    expect((await runCliCaptured(["export", "-w", first, exported])).code).toBe(0);
+    expect((await runCliCaptured(["import", "-w", second, exported])).code).toBe(0);
+    const again = join(folder, "exported-again.jsonl");
+    expect((await runCliCaptured(["export", "-w", second, again])).code).toBe(0);
+
+    const expected: Graph = {
+      entities: [
+        { name: "Alice", entityType: "person", observations: ["likes tea", "quotes \"this\" and || pipes", "line one\nline two", "emoji 🚀", "said more later"] },
+        { name: "Bob", entityType: "person", observations: ["likes coffee"] },
+        { name: "Empty", entityType: "", observations: [] },
+      ],
+      relations: [
+        { from: "Alice", to: "Bob", relationType: "knows" },
+        { from: "Alice", to: "Alice", relationType: "talks_to" },
+        { from: "Bob", to: "Alice", relationType: "knows" },
+      ],
+    };
+    expect(await graphOf(first)).toEqual(expected);
+    expect(await graphOf(second)).toEqual(expected);
+    const lines = async (path: string) => (await readFile(path, "utf8")).split("\n").filter(Boolean).sort();
+    expect(await lines(again)).toEqual(await lines(exported));
+
+    // Users can always leave: server-memory loads the export as its own file.
+    const theirs = await startServerMemory();
+    try {
+      await writeFile(theirs.file, await readFile(exported, "utf8"));
+      expect(sortGraph(ok<Graph>(await theirs.call("read_graph")))).toEqual(expected);
+    } finally {
+      await theirs.close();
+    }
+  });
+
+  test("importing twice changes nothing the second time", async () => {
+    const ws = uniqueWorkspace("idem");
+    const source = await file("idem.jsonl", FIXTURE);
+    expect((await runCliCaptured(["import", "-w", ws, source])).code).toBe(0);
+    const before = await rows(ws);
+    const again = await runCliCaptured(["import", "-w", ws, source]);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toMatch(/0 entities created \(3 already there\), 0 observations added, 0 relations created \(3 already there\)/);
+    expect(await rows(ws)).toEqual(before); // not a row rewritten: same keys, same ETags
+  });
+
+  test("import into a workspace that has some of it adds only what is missing", async () => {
+    const ws = uniqueWorkspace("merge");
+    const client = await connectClient(server.url, `/api/workspaces/${ws}/mcp`);
+    ok(await client.call("create_entities", { entities: [{ name: "Bob", entityType: "engineer", observations: ["kept"] }] }));
+    await client.close();
+    const result = await runCliCaptured(["import", "-w", ws, await file("merge.jsonl", FIXTURE)]);
+    expect(result.stdout).toMatch(/2 entities created \(1 already there\), 6 observations added/);
+    const bob = (await graphOf(ws)).entities.find((e) => e.name === "Bob");
+    expect(bob).toEqual({ name: "Bob", entityType: "engineer", observations: ["kept", "likes coffee"] });
+  });
+
+  test("malformed lines are reported by number and skipped, relations with absent endpoints reported; exit code 1", async () => {
+    const ws = uniqueWorkspace("bad");
+    const text = [
+      JSON.stringify(entity("A", "t", ["fine"])),
+      "{not json",
+      JSON.stringify({ type: "entity", name: "NoType" }),
+      "",
+      JSON.stringify(entity("B", "t", ["x".repeat(32_769)])),
+      JSON.stringify(relation("A", "Ghost", "knows")),
+      JSON.stringify({ type: "tag", name: "later" }),
+      JSON.stringify(relation("A", "A", "self")),
+      JSON.stringify([1, 2]),
+    ].join("\r\n");
+    const result = await runCliCaptured(["import", "-w", ws, await file("bad.jsonl", text)]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^line 2: not valid JSON$/m);
+    expect(result.stderr).toMatch(/^line 3: an entity needs a string name and entityType/m);
+    expect(result.stderr).toMatch(/^line 5: entity\.observations\[0\] is 32769 characters/m);
+    expect(result.stderr).toMatch(/^line 6: relation .*"Ghost".* not imported: 'Ghost' is in neither the file nor the workspace$/m);
+    expect(result.stderr).toMatch(/^line 7: type 'tag' is not imported; skipped$/m);
+    expect(result.stderr).toMatch(/^line 9: not a JSON object$/m);
+    expect(result.stdout).toMatch(/5 line\(s\) not imported/);
+    expect(await graphOf(ws)).toEqual({ entities: [{ name: "A", entityType: "t", observations: ["fine"] }], relations: [{ from: "A", to: "A", relationType: "self" }] });
+  });
+
+  test("usage mistakes exit 2 with the usage; a missing file exits 1", async () => {
+    expect(await runCliCaptured([])).toMatchObject({ code: 2, stdout: expect.stringContaining("Usage: central-memory") });
+    expect(await runCliCaptured(["import", "x.jsonl"])).toMatchObject({ code: 2, stderr: expect.stringContaining("--workspace is required") });
+    expect(await runCliCaptured(["import", "-w", "a/b", "x.jsonl"])).toMatchObject({ code: 2, stderr: expect.stringContaining("Invalid workspaceName") });
+    expect(await runCliCaptured(["nope"])).toMatchObject({ code: 2, stderr: expect.stringContaining("Unknown command 'nope'") });
+    expect(await runCliCaptured(["import", "-w", "ws", join(folder, "absent.jsonl")])).toMatchObject({ code: 1, stderr: expect.stringContaining("ENOENT") });
+  });
+
+  test("with no storage configured it uses the embedded Azurite in ./.azurite, and the data survives between runs", async () => {
+    const cwd = await mkdtemp(join(folder, "project-"));
+    await writeFile(join(cwd, "memory.jsonl"), FIXTURE);
+    const imported = await runCliCaptured(["import", "-w", "local", "memory.jsonl"], { env: {}, cwd });
+    expect(imported.code).toBe(0);
+    expect(imported.stderr).toContain(`embedded Azurite (data in ${join(cwd, ".azurite")})`);
+    const exported = await runCliCaptured(["export", "-w", "local"], { env: {}, cwd });
+    expect(exported.code).toBe(0);
+    expect(exported.stdout.split("\n").filter(Boolean)).toHaveLength(6);
+  });
+});
+
+describe("a bulk import", () => {
+  // The same path at a size the default run can afford; test/import.large.test.ts runs 10,000 / 20,000 (npm run test:large).
+  test("1,000 entities and 2,000 relations import completely, in transactions of up to 100 rows", async () => {
+    const ws = uniqueWorkspace("bulk");
+    const source = await file("bulk.jsonl", generatedGraph(1000));
+    const result = await runCliCaptured(["import", "-w", ws, source]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/1000 entities created \(0 already there\), 1000 observations added, 2000 relations created/);
+    // 1 scan, then 2,000 entity and observation rows in 20 transactions, then 6,000 relation rows with their guards.
+    const requests = Number(/(\d+) storage requests/.exec(result.stdout)?.[1]);
+    expect(requests).toBeGreaterThanOrEqual(1 + 20 + 6000 / 100);
+    expect(requests).toBeLessThan(1 + 20 + 6000 / 50);
+    expect(await kindCounts(server.app.storage.table, ws)).toEqual({ entity: 1000, observation: 1000, relation: 2000, "edge-in": 2000, "edge-out": 2000 });
+  });
+});
+
+describe("keys", () => {
+  test("`central-memory keys create` prints a key once and an entry the server accepts for it", async () => {
+    const run = await runCliCaptured(["keys", "create", "--id", "ci-bot", "--workspaces", "team-*", "--access", "write"]);
+    expect(run.code).toBe(0);
+    const key = /\n {2}(cmk_\S+)\n/.exec(run.stdout)?.[1];
+    const entry = JSON.parse(/\n {2}(\{.*\})\n/.exec(run.stdout)?.[1] ?? "null") as { id: string; sha256: string; workspaces: string[]; access: string };
+    expect(entry).toMatchObject({ id: "ci-bot", workspaces: ["team-*"], access: "write" });
+    expect(entry.sha256).toBe(createHash("sha256").update(key!).digest("hex"));
+    expect((await runCliCaptured(["keys", "create", "--id", "x"])).code).toBe(2);
+  });
+});
