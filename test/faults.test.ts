@@ -2,10 +2,11 @@ import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { TableClient } from "@azure/data-tables";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { storageOptionsFromEnv } from "../src/app.js";
 import { startAzuriteProcess, type AzuriteProcess } from "./support/azurite.js";
-import { connectClient, ok, startTestServer, uniqueWorkspace, type McpTestClient, type TestServer } from "./support/harness.js";
+import { connectClient, ok, startTestServer, TEST_TABLE, uniqueWorkspace, type McpTestClient, type TestServer } from "./support/harness.js";
 
 /**
  * Storage outages, against a separate Azurite this file controls (the shared one must stay up for
@@ -183,4 +184,24 @@ describe("storage outage", () => {
     const graph = ok<GraphOut>(await mcp.call("read_graph", { workspaceName: workspace }));
     expect(graph.entities.find((entity) => entity.name === "Before")?.observations).toEqual(["stored before the freeze"]);
   }, 120_000);
+
+  test("a table deleted under the running service is a StorageError, readiness says so, and the next call creates it again", async () => {
+    const workspace = uniqueWorkspace("lost");
+    ok(await mcp.call("upsert_entity", { workspaceName: workspace, name: "Gone", entityType: "t" }));
+    // An operator (or an emulator crash before its autosave) removes the table the server already created.
+    await TableClient.fromConnectionString(azurite.connectionString, TEST_TABLE, { allowInsecureConnection: true }).deleteTable();
+
+    const ready = await fetch(`${server.url}/api/ready`);
+    expect(ready.status).toBe(503);
+    expect(await ready.json()).toEqual({ status: "unavailable", reason: "The memory table does not exist yet." });
+    // Not "entity not found": the agent must learn that storage, not its data, is the problem.
+    const lost = await mcp.call("get_entity_relations", { workspaceName: workspace, entityName: "Gone" });
+    expect(lost.structuredContent).toMatchObject({ success: false, error: "StorageError", message: expect.stringMatching(/table does not exist/) });
+
+    // The retry creates the table again: no restart needed. The data went with the table.
+    ok(await mcp.call("upsert_entity", { workspaceName: workspace, name: "Back", entityType: "t", observations: ["after"] }));
+    expect(await status("/api/ready")).toBe(200);
+    const graph = ok<GraphOut>(await mcp.call("read_graph", { workspaceName: workspace }));
+    expect(graph.entities).toEqual([expect.objectContaining({ name: "Back", observations: ["after"] })]);
+  }, 60_000);
 });
