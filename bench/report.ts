@@ -1,0 +1,55 @@
+import type { PhaseResult } from "./phases.js";
+
+export interface BenchReport {
+  date: string;
+  machine: { cpus: number; cpuModel: string; memoryGiB: number; node: string; platform: string };
+  options: { entities: number; concurrency: number; azureMs: number };
+  coldImportMs: { runs: number[]; median: number };
+  targets: { name: string; description: string }[];
+  skipped: { name: string; reason: string }[];
+  verified: Record<string, string>;
+  phases: PhaseResult[];
+}
+
+const fixed = (value: number | undefined, digits: number) => (value === undefined || Number.isNaN(value) ? "n/a" : value.toFixed(digits));
+const ratio = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined ? "" : `${(a / b).toFixed(2)}×`);
+
+/** The Markdown the README quotes: one row per phase and target, ratios on our rows. */
+export function markdown(report: BenchReport): string {
+  const { options, machine } = report;
+  const lines = [
+    `### Bench: N=${options.entities}, concurrency ${options.concurrency}`,
+    "",
+    `${report.date.slice(0, 10)}, ${machine.cpus} × ${machine.cpuModel}, ${machine.memoryGiB} GiB, Node ${machine.node}, ${machine.platform}. ` +
+      "Azurite 3.35.0 in memory, in its own process. Command: " +
+      `\`npm run bench -- --entities ${options.entities} --concurrency ${options.concurrency} --azure-ms ${options.azureMs}\``,
+    "",
+    "| phase | target | calls | ops/s | p50 ms | p99 ms | storage req/call | p50 ours/floor | p50 ours/server-memory | modelled Azure ms/call ¹ | peak server RSS MB ² |",
+    "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|",
+  ];
+  const phases = [...new Set(report.phases.map((row) => row.phase))];
+  for (const phase of phases) {
+    const rows = report.phases.filter((row) => row.phase === phase);
+    const p50Of = (target: string) => rows.find((row) => row.target === target)?.p50Ms;
+    for (const row of rows) {
+      const ours = row.target === "ours";
+      lines.push(
+        `| ${phase} | ${row.target} | ${row.calls} | ${fixed(row.opsPerSec, 0)} | ${fixed(row.p50Ms, 2)} | ${fixed(row.p99Ms, 2)} | ` +
+          `${fixed(row.storageRequestsPerCall, 2)} | ${ours ? ratio(row.p50Ms, p50Of("floor")) : ""} | ${ours ? ratio(row.p50Ms, p50Of("server-memory")) : ""} | ` +
+          `${fixed(row.modelledAzureMs, 1)} | ${row.peakRssBytes === undefined ? "n/a" : fixed(row.peakRssBytes / 2 ** 20, 0)} |`,
+      );
+    }
+  }
+  lines.push(
+    "",
+    `¹ A projection, not a measurement: storage requests per call × ${options.azureMs} ms, an assumed in-region Table Storage round trip ` +
+      "(`--azure-ms`). It leaves out our own CPU time and counts parallel requests as sequential.",
+    "² Peak RSS of the process serving the target: our server without Azurite, or the server-memory process. The floor runs inside the bench driver: n/a.",
+    "",
+    `Cold import of the Functions entry (\`dist/src/functions/index.js\`, fresh \`node\` each time): median ${fixed(report.coldImportMs.median, 0)} ms ` +
+      `over ${report.coldImportMs.runs.length} runs (${report.coldImportMs.runs.map((ms) => ms.toFixed(0)).join(", ")}).`,
+  );
+  for (const [target, note] of Object.entries(report.verified)) lines.push(`Verified after the run, ${target}: ${note}.`);
+  for (const { name, reason } of report.skipped) lines.push(`Skipped ${name}: ${reason}.`);
+  return lines.join("\n");
+}
