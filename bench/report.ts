@@ -28,10 +28,18 @@ export function markdown(report: BenchReport): string {
     "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|",
   ];
   const phases = [...new Set(report.phases.map((row) => row.phase))];
+  // Our rows first, then the references, whatever order the targets ran in.
+  const order = ["ours", "floor", "server-memory"];
+  report.targets.sort((a, b) => order.indexOf(a.name) - order.indexOf(b.name));
   for (const phase of phases) {
     const rows = report.phases.filter((row) => row.phase === phase);
     const p50Of = (target: string) => rows.find((row) => row.target === target)?.p50Ms;
-    for (const row of rows) {
+    for (const target of report.targets) {
+      const row = rows.find((candidate) => candidate.target === target.name);
+      if (!row) {
+        lines.push(`| ${phase} | ${target.name} | n/a: no such tool |  |  |  |  |  |  |  |  |`);
+        continue;
+      }
       const ours = row.target === "ours";
       lines.push(
         `| ${phase} | ${row.target} | ${row.calls} | ${fixed(row.opsPerSec, 0)} | ${fixed(row.p50Ms, 2)} | ${fixed(row.p99Ms, 2)} | ` +
