@@ -56,38 +56,65 @@ export interface PhaseResult {
   peakRssBytes?: number;
 }
 
-/** Runs one phase with `concurrency` calls in flight, timing every call. */
-export async function runPhase(target: Target, phase: Phase, entities: number, concurrency: number, azureMs: number): Promise<PhaseResult | undefined> {
-  if (!target.ops[phase.operation]) return undefined;
+interface Tally {
+  latencies: number[];
+  seconds: number;
+  requests: number | undefined;
+}
+
+/** Calls [from, to) of a phase on one target, `concurrency` in flight, timing every call. */
+async function runBatch(target: Target, phase: Phase, entities: number, concurrency: number, from: number, to: number, tally: Tally): Promise<void> {
   const ops = target.ops as Operations;
-  const calls = phase.calls(entities);
-  const latencies = new Array<number>(calls);
-  let next = 0;
+  let next = from;
   const requestsBefore = await target.storageRequests?.();
   const started = performance.now();
   const worker = async () => {
-    for (let index = next++; index < calls; index = next++) {
+    for (let index = next++; index < to; index = next++) {
       const t0 = performance.now();
       await phase.run(ops, index, entities);
-      latencies[index] = performance.now() - t0;
+      tally.latencies.push(performance.now() - t0);
     }
   };
-  await Promise.all(Array.from({ length: Math.min(concurrency, calls) }, worker));
-  const seconds = (performance.now() - started) / 1000;
+  await Promise.all(Array.from({ length: Math.min(concurrency, to - from) }, worker));
+  tally.seconds += (performance.now() - started) / 1000;
   const requestsAfter = await target.storageRequests?.();
-  const latency = summarize(latencies);
-  const perCall = requestsBefore === undefined || requestsAfter === undefined ? undefined : (requestsAfter - requestsBefore) / calls;
-  const rss = target.peakRssBytes?.();
-  return {
-    phase: phase.name,
-    target: target.name,
-    calls,
-    seconds,
-    opsPerSec: calls / seconds,
-    p50Ms: latency.p50,
-    p99Ms: latency.p99,
-    meanMs: latency.mean,
-    ...(perCall === undefined ? {} : { storageRequestsPerCall: perCall, modelledAzureMs: perCall * azureMs }),
-    ...(rss === undefined ? {} : { peakRssBytes: rss }),
-  };
+  tally.requests = requestsBefore === undefined || requestsAfter === undefined ? undefined : (tally.requests ?? 0) + requestsAfter - requestsBefore;
+}
+
+/**
+ * Runs one phase on every target that has its operation, interleaved: the calls are cut into
+ * batches, and each batch runs on every target in turn (rotating who goes first). On a shared
+ * machine the background load drifts; interleaving spreads the drift over all targets, so their
+ * ratios stay meaningful even when absolute times do not.
+ */
+export async function runPhase(targets: Target[], phase: Phase, entities: number, concurrency: number, azureMs: number, batches = 20): Promise<PhaseResult[]> {
+  const able = targets.filter((target) => target.ops[phase.operation]);
+  const calls = phase.calls(entities);
+  const size = Math.max(1, Math.ceil(calls / batches));
+  const tallies = new Map(able.map((target) => [target, { latencies: [], seconds: 0, requests: undefined } as Tally]));
+  for (let from = 0, round = 0; from < calls; from += size, round++) {
+    const to = Math.min(calls, from + size);
+    for (let k = 0; k < able.length; k++) {
+      const target = able[(round + k) % able.length]!;
+      await runBatch(target, phase, entities, concurrency, from, to, tallies.get(target)!);
+    }
+  }
+  return able.map((target) => {
+    const tally = tallies.get(target)!;
+    const latency = summarize(tally.latencies);
+    const perCall = tally.requests === undefined ? undefined : tally.requests / calls;
+    const rss = target.peakRssBytes?.();
+    return {
+      phase: phase.name,
+      target: target.name,
+      calls,
+      seconds: tally.seconds,
+      opsPerSec: calls / tally.seconds,
+      p50Ms: latency.p50,
+      p99Ms: latency.p99,
+      meanMs: latency.mean,
+      ...(perCall === undefined ? {} : { storageRequestsPerCall: perCall, modelledAzureMs: perCall * azureMs }),
+      ...(rss === undefined ? {} : { peakRssBytes: rss }),
+    };
+  });
 }

@@ -3,6 +3,8 @@ import type { PhaseResult } from "./phases.js";
 export interface BenchReport {
   date: string;
   machine: { cpus: number; cpuModel: string; memoryGiB: number; node: string; platform: string };
+  /** 1-minute load average at the start and the end: other processes on a shared machine skew absolute times. */
+  loadAverage: { start: number; end: number };
   options: { entities: number; concurrency: number; azureMs: number };
   coldImportMs: { runs: number[]; median: number };
   targets: { name: string; description: string }[];
@@ -21,8 +23,11 @@ export function markdown(report: BenchReport): string {
     `### Bench: N=${options.entities}, concurrency ${options.concurrency}`,
     "",
     `${report.date.slice(0, 10)}, ${machine.cpus} × ${machine.cpuModel}, ${machine.memoryGiB} GiB, Node ${machine.node}, ${machine.platform}. ` +
-      "Azurite 3.35.0 in memory, in its own process. Command: " +
+      "Azurite 3.35.0 in memory, in its own process, one per target; targets interleaved in batches within each phase. Command: " +
       `\`npm run bench -- --entities ${options.entities} --concurrency ${options.concurrency} --azure-ms ${options.azureMs}\``,
+    "",
+    `Load average (1 min) ${report.loadAverage.start.toFixed(1)} at the start, ${report.loadAverage.end.toFixed(1)} at the end, on ${machine.cpus} cores: ` +
+      "compare targets within a phase (they ran interleaved), not absolute times across runs.",
     "",
     "| phase | target | calls | ops/s | p50 ms | p99 ms | storage req/call | p50 ours/floor | p50 ours/server-memory | modelled Azure ms/call ¹ | peak server RSS MB ² |",
     "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|",
