@@ -46,7 +46,11 @@ function launch(port: number, location: string | undefined): Promise<ChildProces
   const main = createRequire(import.meta.url).resolve("azurite/dist/src/table/main.js");
   const storage = location ? ["--location", location] : ["--inMemoryPersistence"];
   const args = [main, "--tableHost", "127.0.0.1", "--tablePort", String(port), ...storage, "--skipApiVersionCheck", "--disableTelemetry", "--silent"];
-  const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] });
+  // If this process dies without stopping Azurite (a killed test run), Azurite is re-parented; it
+  // notices and exits instead of lingering as an orphan on its port. (Not an IPC channel: Azurite
+  // listens for messages, which would keep it alive after its own graceful shutdown.)
+  const watchdog = "--import=data:text/javascript,const p=process.ppid;setInterval(()=>{if(process.ppid!==p)process.exit(1)},500).unref()";
+  const child = spawn(process.execPath, [watchdog, ...args], { stdio: ["ignore", "pipe", "pipe"] });
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error("Azurite did not start within 30 s")), 30_000);
     child.stdout!.on("data", (chunk: Buffer) => {
