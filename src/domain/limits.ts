@@ -13,6 +13,11 @@ export const LIMITS = {
   observation: 32_768,
   /** Metadata is stored as JSON text in one string property. */
   metadataJson: 32_768,
+  /**
+   * Nesting levels of metadata. Deeper JSON overflows the stack of JSON.stringify: ours (a client
+   * mistake reported as an internal failure) and the MCP SDK's, which then never answers the request.
+   */
+  metadataDepth: 32,
   observationsPerCall: 1000,
   itemsPerCall: 1000,
   batchOperations: 100,

@@ -12,6 +12,20 @@ export function assertWorkspaceName(name: unknown): string {
   return name;
 }
 
+/** How deeply objects and arrays nest, counted without recursion (the point is to survive any depth). */
+function nestingDepth(root: unknown): number {
+  let deepest = 0;
+  const pending: [unknown, number][] = [[root, 1]];
+  while (pending.length > 0) {
+    const [value, depth] = pending.pop()!;
+    if (value === null || typeof value !== "object") continue;
+    deepest = Math.max(deepest, depth);
+    if (deepest > LIMITS.metadataDepth) return deepest;
+    for (const child of Object.values(value)) pending.push([child, depth + 1]);
+  }
+  return deepest;
+}
+
 /**
  * Metadata is a JSON object, or a string holding one (as the seed API accepted). It is stored as
  * JSON text in one property, so its serialised size is bounded by the property limit.
@@ -28,6 +42,9 @@ export function normalizeMetadata(value: unknown): Metadata | undefined {
   }
   if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
     throw new ValidationError("metadata must be a JSON object (or a string holding one), e.g. {\"source\":\"slack\"}.");
+  }
+  if (nestingDepth(parsed) > LIMITS.metadataDepth) {
+    throw new ValidationError(`metadata is nested more than ${LIMITS.metadataDepth} levels deep. Flatten it.`);
   }
   const text = JSON.stringify(parsed);
   if (text.length > LIMITS.metadataJson) {

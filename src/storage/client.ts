@@ -39,6 +39,25 @@ function timeoutPolicy(timeoutMs: number): PipelinePolicy {
   };
 }
 
+/**
+ * The table is created once per process. If it later vanishes (deleted by an operator, or lost by
+ * an emulator that crashed before saving), every call would fail until a restart; seeing the
+ * service say TableNotFound makes the next call create it again.
+ */
+function tableLossPolicy(onLoss: () => void): PipelinePolicy {
+  return {
+    name: "centralMemoryTableLoss",
+    sendRequest: async (request, next) => {
+      try {
+        return await next(request);
+      } catch (error) {
+        if (classifyStorageError(error) === "table-missing") onLoss();
+        throw error;
+      }
+    },
+  };
+}
+
 function credentialFor(settings: Extract<StorageSettings, { kind: "identity" }>): TokenCredential {
   // A user-assigned identity is selected by its client id; DefaultAzureCredential covers developers (az login).
   return settings.clientId ? new ManagedIdentityCredential({ clientId: settings.clientId }) : new DefaultAzureCredential();
@@ -73,6 +92,8 @@ export function connectStorage(settings: StorageSettings, options: StorageClient
   probe.pipeline.addPolicy(timeoutPolicy(PROBE_TIMEOUT_MS));
 
   let creating: Promise<void> | undefined;
+  // Not on the probe client: readiness reports a missing table, it does not create one.
+  table.pipeline.addPolicy(tableLossPolicy(() => (creating = undefined)));
   const ensureTable = () => {
     creating ??= table.createTable().catch((error: unknown) => {
       creating = undefined; // let the next call try again

@@ -1,4 +1,4 @@
-import { isRestError } from "@azure/core-rest-pipeline";
+import { isRestError, type RestError } from "@azure/core-rest-pipeline";
 import { ConflictError, MemoryError, NotFoundError, StorageError } from "../domain/errors.js";
 
 /** What a failed storage call means to the adapter, decided from status and `odata.error` code. */
@@ -16,13 +16,23 @@ export function classifyStorageError(error: unknown): StorageFailure {
     const name = error instanceof Error ? error.name : "";
     return name === "AbortError" || name === "TimeoutError" ? "unreachable" : "other";
   }
-  const code = error.code ?? "";
+  const code = serviceErrorCode(error) ?? "";
   if (error.statusCode === undefined) return "unreachable";
   if (code === "TableNotFound") return "table-missing";
   if (error.statusCode === 409 && (code === "EntityAlreadyExists" || code === "TableAlreadyExists" || code === "")) return "entity-exists";
   if (error.statusCode === 404) return "not-found";
   if (error.statusCode === 412 || code === "UpdateConditionNotSatisfied") return "precondition-failed";
   return "other";
+}
+
+/**
+ * The service's error code. The SDK sets `code` only for failed transactions; a single operation
+ * carries it in `details.errorCode`, or (inside the pipeline, before the SDK adds details) only in
+ * the x-ms-error-code response header. Without this, TableNotFound looked like a missing row.
+ */
+function serviceErrorCode(error: RestError): string | undefined {
+  const details = error.details !== null && typeof error.details === "object" ? (error.details as { errorCode?: unknown }).errorCode : undefined;
+  return error.code ?? (typeof details === "string" ? details : undefined) ?? error.response?.headers.get("x-ms-error-code");
 }
 
 /**
@@ -38,7 +48,9 @@ export function toMemoryError(error: unknown): MemoryError {
     case "not-found":
       return new NotFoundError("The data changed while the call ran (it was deleted concurrently). Read it again, then retry.");
     case "table-missing":
-      return new StorageError("The memory table does not exist and could not be created. Check MEMORY_TABLE_NAME and the storage permissions.");
+      return new StorageError(
+        "The memory table does not exist (it was deleted while the server ran?). It is created again on the next call: retry. If this persists, check MEMORY_TABLE_NAME and the storage permissions.",
+      );
     case "unreachable":
       return new StorageError("Table Storage could not be reached. The call may be retried once storage is available.");
     default: {

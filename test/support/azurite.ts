@@ -12,10 +12,23 @@ const ACCOUNT_KEY = "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I
 export interface AzuriteProcess {
   port: number;
   connectionString: string;
-  /** Kills the process (in-memory data is lost; data under `location` survives). */
-  stop(): Promise<void>;
+  /**
+   * Stops the process. "kill" (SIGKILL) is an abrupt crash: in-memory data is lost, and with a
+   * `location` so is every write since Azurite's last autosave (LokiJS saves every 5 s), although
+   * Azurite acknowledged it. "graceful" (SIGINT) is Azurite's own shutdown: it stops accepting
+   * requests, lets in-flight ones finish, and saves, so with a `location` every acknowledged write
+   * survives. Tests that check "every acknowledged write is present" after a restart need "graceful",
+   * or they would be measuring the emulator's persistence, not us.
+   */
+  stop(mode?: "kill" | "graceful"): Promise<void>;
   /** Starts it again on the same port. */
   start(): Promise<void>;
+  /**
+   * Freezes the process (SIGSTOP): the kernel still accepts connections, but nothing answers,
+   * like a storage account behind a black-holing network. `resume()` (SIGCONT) thaws it.
+   */
+  pause(): void;
+  resume(): void;
 }
 
 export function freePort(): Promise<number> {
@@ -33,7 +46,11 @@ function launch(port: number, location: string | undefined): Promise<ChildProces
   const main = createRequire(import.meta.url).resolve("azurite/dist/src/table/main.js");
   const storage = location ? ["--location", location] : ["--inMemoryPersistence"];
   const args = [main, "--tableHost", "127.0.0.1", "--tablePort", String(port), ...storage, "--skipApiVersionCheck", "--disableTelemetry", "--silent"];
-  const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] });
+  // If this process dies without stopping Azurite (a killed test run), Azurite is re-parented; it
+  // notices and exits instead of lingering as an orphan on its port. (Not an IPC channel: Azurite
+  // listens for messages, which would keep it alive after its own graceful shutdown.)
+  const watchdog = "--import=data:text/javascript,const p=process.ppid;setInterval(()=>{if(process.ppid!==p)process.exit(1)},500).unref()";
+  const child = spawn(process.execPath, [watchdog, ...args], { stdio: ["ignore", "pipe", "pipe"] });
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error("Azurite did not start within 30 s")), 30_000);
     child.stdout!.on("data", (chunk: Buffer) => {
@@ -54,16 +71,26 @@ export async function startAzuriteProcess(options: { port?: number; location?: s
     connectionString:
       `DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=${ACCOUNT_KEY};` +
       `TableEndpoint=http://127.0.0.1:${port}/devstoreaccount1;`,
-    async stop() {
+    async stop(mode = "kill") {
       const running = child;
       child = undefined;
       if (!running || running.exitCode !== null) return;
       const exited = new Promise((resolve) => running.once("exit", resolve));
-      running.kill("SIGKILL");
+      running.kill("SIGCONT"); // a paused process cannot shut itself down
+      running.kill(mode === "graceful" ? "SIGINT" : "SIGKILL");
+      // A graceful stop that does not finish is a bug in the emulator; do not let it hang the suite.
+      const force = mode === "graceful" ? setTimeout(() => running.kill("SIGKILL"), 20_000) : undefined;
       await exited;
+      clearTimeout(force);
     },
     async start() {
       if (!child) child = await launch(port, options.location);
+    },
+    pause() {
+      child?.kill("SIGSTOP");
+    },
+    resume() {
+      child?.kill("SIGCONT");
     },
   };
 }

@@ -1,0 +1,120 @@
+import { summarize } from "./lib/stats.js";
+import type { EntitySpec, Operations, Target } from "./targets/types.js";
+
+/**
+ * A phase: `calls(N)` calls of one workload operation. Phases are data, so adding the official
+ * memory-server tools (add_observations, open_nodes, search_nodes, …) is one entry here plus the
+ * operation on each target that has it.
+ */
+export interface Phase {
+  /** Shown in the table: our tool name, and the official server's where it differs. */
+  name: string;
+  operation: keyof Operations;
+  calls(entities: number): number;
+  run(ops: Operations, index: number, entities: number): Promise<unknown>;
+}
+
+export const entityName = (index: number) => `entity-${index}`;
+
+export function entitySpec(index: number): EntitySpec {
+  return { name: entityName(index), entityType: "bench", observations: [1, 2, 3].map((k) => `fact ${k} about entity ${index}`) };
+}
+
+export const CORE_PHASES: Phase[] = [
+  { name: "upsert_entity (3 obs) / create_entities", operation: "createEntity", calls: (n) => n, run: (ops, i) => ops.createEntity(entitySpec(i)) },
+  {
+    name: "upsert_relation / create_relations",
+    operation: "createRelation",
+    calls: (n) => n,
+    // A ring: entity i → entity i+1, so every entity has one relation out and one in.
+    run: (ops, i, n) => ops.createRelation({ from: entityName(i), to: entityName((i + 1) % n), relationType: "relates_to" }),
+  },
+  {
+    name: "get_entity_relations",
+    operation: "getEntityRelations",
+    calls: () => 1000,
+    // Spread over the graph in a fixed order (7919 is prime), the same for every target.
+    run: (ops, i, n) => ops.getEntityRelations(entityName((i * 7919) % n)),
+  },
+  { name: "read_graph", operation: "readGraph", calls: () => 5, run: (ops) => ops.readGraph() },
+];
+
+export interface PhaseResult {
+  phase: string;
+  target: string;
+  calls: number;
+  seconds: number;
+  opsPerSec: number;
+  p50Ms: number;
+  p99Ms: number;
+  meanMs: number;
+  /** Storage requests the target made during the phase, per call. */
+  storageRequestsPerCall?: number;
+  /** Projection, not a measurement: storage requests per call × the assumed Azure round trip. */
+  modelledAzureMs?: number;
+  /** Peak RSS of the target's own process so far (the server's, not the driver's). */
+  peakRssBytes?: number;
+}
+
+interface Tally {
+  latencies: number[];
+  seconds: number;
+  requests: number | undefined;
+}
+
+/** Calls [from, to) of a phase on one target, `concurrency` in flight, timing every call. */
+async function runBatch(target: Target, phase: Phase, entities: number, concurrency: number, from: number, to: number, tally: Tally): Promise<void> {
+  const ops = target.ops as Operations;
+  let next = from;
+  const requestsBefore = await target.storageRequests?.();
+  const started = performance.now();
+  const worker = async () => {
+    for (let index = next++; index < to; index = next++) {
+      const t0 = performance.now();
+      await phase.run(ops, index, entities);
+      tally.latencies.push(performance.now() - t0);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, to - from) }, worker));
+  tally.seconds += (performance.now() - started) / 1000;
+  const requestsAfter = await target.storageRequests?.();
+  tally.requests = requestsBefore === undefined || requestsAfter === undefined ? undefined : (tally.requests ?? 0) + requestsAfter - requestsBefore;
+}
+
+/**
+ * Runs one phase on every target that has its operation, interleaved: the calls are cut into
+ * batches, and each batch runs on every target in turn (rotating who goes first). On a shared
+ * machine the background load drifts; interleaving spreads the drift over all targets, so their
+ * ratios stay meaningful even when absolute times do not.
+ */
+export async function runPhase(targets: Target[], phase: Phase, entities: number, concurrency: number, azureMs: number, batches = 20): Promise<PhaseResult[]> {
+  const able = targets.filter((target) => target.ops[phase.operation]);
+  const calls = phase.calls(entities);
+  const size = Math.max(1, Math.ceil(calls / batches));
+  const tallies = new Map(able.map((target) => [target, { latencies: [], seconds: 0, requests: undefined } as Tally]));
+  for (let from = 0, round = 0; from < calls; from += size, round++) {
+    const to = Math.min(calls, from + size);
+    for (let k = 0; k < able.length; k++) {
+      const target = able[(round + k) % able.length]!;
+      await runBatch(target, phase, entities, concurrency, from, to, tallies.get(target)!);
+    }
+  }
+  return able.map((target) => {
+    const tally = tallies.get(target)!;
+    const latency = summarize(tally.latencies);
+    const perCall = tally.requests === undefined ? undefined : tally.requests / calls;
+    const rss = target.peakRssBytes?.();
+    return {
+      phase: phase.name,
+      target: target.name,
+      calls,
+      seconds: tally.seconds,
+      opsPerSec: calls / tally.seconds,
+      p50Ms: latency.p50,
+      p99Ms: latency.p99,
+      meanMs: latency.mean,
+      ...(perCall === undefined ? {} : { storageRequestsPerCall: perCall, modelledAzureMs: perCall * azureMs }),
+      ...(rss === undefined ? {} : { peakRssBytes: rss }),
+    };
+  });
+}

@@ -1,0 +1,71 @@
+import type { PhaseResult } from "./phases.js";
+
+export interface BenchReport {
+  date: string;
+  machine: { cpus: number; cpuModel: string; memoryGiB: number; node: string; platform: string };
+  /** 1-minute load average at the start and the end: other processes on a shared machine skew absolute times. */
+  loadAverage: { start: number; end: number };
+  options: { entities: number; concurrency: number; azureMs: number };
+  /** Fresh-process import time per Functions entry: the deployed bundle first, then the unbundled tsc output. */
+  coldImport: { entry: string; runs: number[]; median: number }[];
+  targets: { name: string; description: string }[];
+  skipped: { name: string; reason: string }[];
+  verified: Record<string, string>;
+  phases: PhaseResult[];
+}
+
+const fixed = (value: number | undefined, digits: number) => (value === undefined || Number.isNaN(value) ? "n/a" : value.toFixed(digits));
+const ratio = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined ? "" : `${(a / b).toFixed(2)}×`);
+
+/** The Markdown the README quotes: one row per phase and target, ratios on our rows. */
+export function markdown(report: BenchReport): string {
+  const { options, machine } = report;
+  const lines = [
+    `### Bench: N=${options.entities}, concurrency ${options.concurrency}`,
+    "",
+    `${report.date.slice(0, 10)}, ${machine.cpus} × ${machine.cpuModel}, ${machine.memoryGiB} GiB, Node ${machine.node}, ${machine.platform}. ` +
+      "Azurite 3.35.0 in memory, in its own process, one per target; targets interleaved in batches within each phase. Command: " +
+      `\`npm run bench -- --entities ${options.entities} --concurrency ${options.concurrency} --azure-ms ${options.azureMs}\``,
+    "",
+    `Load average (1 min) ${report.loadAverage.start.toFixed(1)} at the start, ${report.loadAverage.end.toFixed(1)} at the end, on ${machine.cpus} cores: ` +
+      "compare targets within a phase (they ran interleaved), not absolute times across runs.",
+    "",
+    "| phase | target | calls | ops/s | p50 ms | p99 ms | storage req/call | p50 ours/floor | p50 ours/server-memory | modelled Azure ms/call ¹ | peak server RSS MB ² |",
+    "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|",
+  ];
+  const phases = [...new Set(report.phases.map((row) => row.phase))];
+  // Our rows first, then the references, whatever order the targets ran in.
+  const order = ["ours", "floor", "server-memory"];
+  report.targets.sort((a, b) => order.indexOf(a.name) - order.indexOf(b.name));
+  for (const phase of phases) {
+    const rows = report.phases.filter((row) => row.phase === phase);
+    const p50Of = (target: string) => rows.find((row) => row.target === target)?.p50Ms;
+    for (const target of report.targets) {
+      const row = rows.find((candidate) => candidate.target === target.name);
+      if (!row) {
+        lines.push(`| ${phase} | ${target.name} | n/a: no such tool |  |  |  |  |  |  |  |  |`);
+        continue;
+      }
+      const ours = row.target === "ours";
+      lines.push(
+        `| ${phase} | ${row.target} | ${row.calls} | ${fixed(row.opsPerSec, 0)} | ${fixed(row.p50Ms, 2)} | ${fixed(row.p99Ms, 2)} | ` +
+          `${fixed(row.storageRequestsPerCall, 2)} | ${ours ? ratio(row.p50Ms, p50Of("floor")) : ""} | ${ours ? ratio(row.p50Ms, p50Of("server-memory")) : ""} | ` +
+          `${fixed(row.modelledAzureMs, 1)} | ${row.peakRssBytes === undefined ? "n/a" : fixed(row.peakRssBytes / 2 ** 20, 0)} |`,
+      );
+    }
+  }
+  lines.push(
+    "",
+    `¹ A projection, not a measurement: storage requests per call × ${options.azureMs} ms, an assumed in-region Table Storage round trip ` +
+      "(`--azure-ms`). It leaves out our own CPU time and counts parallel requests as sequential.",
+    "² Peak RSS of the process serving the target: our server without Azurite, or the server-memory process. The floor runs inside the bench driver: n/a.",
+    "",
+    ...report.coldImport.map(
+      ({ entry, runs, median }) =>
+        `Cold import of the Functions entry \`${entry}\` (fresh \`node\` each time): median ${fixed(median, 0)} ms over ${runs.length} runs (${runs.map((ms) => ms.toFixed(0)).join(", ")}).`,
+    ),
+  );
+  for (const [target, note] of Object.entries(report.verified)) lines.push(`Verified after the run, ${target}: ${note}.`);
+  for (const { name, reason } of report.skipped) lines.push(`Skipped ${name}: ${reason}.`);
+  return lines.join("\n");
+}

@@ -1,0 +1,136 @@
+import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { cpus, loadavg, platform, release, totalmem } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseBenchArgs, type BenchOptions } from "./lib/args.js";
+import { startChild, type ChildHandle } from "./lib/processes.js";
+import { median } from "./lib/stats.js";
+import { CORE_PHASES, runPhase } from "./phases.js";
+import { markdown, type BenchReport } from "./report.js";
+import { startFloor } from "./targets/floor.js";
+import { startOurs } from "./targets/ours.js";
+import { serverMemoryEntry, startServerMemory } from "./targets/serverMemory.js";
+import type { Target } from "./targets/types.js";
+
+/**
+ * `npm run bench`: one workload against every target in the same run, side by side (absolute times
+ * on a shared machine mean little; ratios measured together do). Runs from the compiled dist/.
+ */
+const REPO = fileURLToPath(new URL("../../", import.meta.url));
+
+/**
+ * Import time of a Functions entry in a fresh process: what a cold start pays before any request.
+ * Measured for the deployed entry (package.json `main`, the esbuild bundle) and the unbundled tsc output.
+ */
+const DEPLOYED_ENTRY = (JSON.parse(readFileSync(new URL("package.json", `file://${REPO}`), "utf8")) as { main: string }).main;
+const COLD_IMPORT_ENTRIES = [DEPLOYED_ENTRY, "dist/src/functions/index.js"];
+
+function coldImportMs(entry: string, runs: number): number[] {
+  const script = `const t = performance.now(); await import('./${entry}'); console.log(performance.now() - t);`;
+  return Array.from({ length: runs }, () => {
+    const result = spawnSync(process.execPath, ["--input-type=module", "-e", script], { cwd: REPO, encoding: "utf8" });
+    const ms = Number(result.stdout.trim().split("\n").pop());
+    if (result.status !== 0 || !Number.isFinite(ms)) throw new Error(`Cold import failed: ${result.stderr}`);
+    return ms;
+  });
+}
+
+type Starter = (connectionString: string) => Promise<Target>;
+
+function starters(options: BenchOptions, skipped: BenchReport["skipped"]): [string, Starter][] {
+  const available: Record<string, Starter | string> = {
+    ours: startOurs,
+    floor: startFloor,
+    "server-memory": ((entry) => (entry ? () => startServerMemory(entry) : "@modelcontextprotocol/server-memory is not installed"))(serverMemoryEntry()),
+  };
+  const chosen: [string, Starter][] = [];
+  for (const name of options.targets) {
+    const starter = available[name];
+    if (typeof starter === "function") chosen.push([name, starter]);
+    else skipped.push({ name, reason: starter ?? `unknown target (known: ${Object.keys(available).join(", ")})` });
+  }
+  return chosen;
+}
+
+async function main(): Promise<void> {
+  const options = parseBenchArgs(process.argv.slice(2));
+  if (options === "help") return;
+  const n = options.entities;
+  const report: BenchReport = {
+    date: new Date().toISOString(),
+    machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model.trim() ?? "unknown", memoryGiB: Math.round(totalmem() / 2 ** 30), node: process.version, platform: `${platform()} ${release()}` },
+    loadAverage: { start: loadavg()[0] ?? Number.NaN, end: Number.NaN },
+    options: { entities: n, concurrency: options.concurrency, azureMs: options.azureMs },
+    coldImport: [],
+    targets: [],
+    skipped: [],
+    verified: {},
+    phases: [],
+  };
+  const log = (line: string) => process.stderr.write(`${line}\n`);
+
+  log("Cold import of the Functions entry …");
+  for (const entry of COLD_IMPORT_ENTRIES) {
+    const runs = coldImportMs(entry, 5);
+    report.coldImport.push({ entry, runs, median: median(runs) });
+  }
+
+  // Every target is up at once, each with a fresh Azurite of its own (no target runs against an
+  // emulator another one filled), so each phase can interleave them.
+  const running: { target: Target; azurite: ChildHandle<{ connectionString: string }> }[] = [];
+  try {
+    for (const [, start] of starters(options, report.skipped)) {
+      const azurite = await startChild<{ connectionString: string }>(new URL("./azuriteProcess.js", import.meta.url));
+      running.push({ azurite, target: await start(azurite.ready.connectionString).catch(async (error: unknown) => {
+        await azurite.stop();
+        throw error;
+      }) });
+    }
+    const targets = running.map(({ target }) => target);
+    report.targets = targets.map(({ name, description }) => ({ name, description }));
+    for (const phase of CORE_PHASES) {
+      log(`${phase.name} × ${phase.calls(n)} on ${targets.map((target) => target.name).join(", ")} …`);
+      for (const result of await runPhase(targets, phase, n, options.concurrency, options.azureMs)) {
+        report.phases.push(result);
+        log(`  ${result.target}: ${result.seconds.toFixed(1)} s, p50 ${result.p50Ms.toFixed(2)} ms`);
+      }
+    }
+    for (const target of targets) {
+      const verdict = await verify(target, n);
+      report.verified[target.name] = verdict.note;
+      // Our own losses fail the run; a reference target's are a finding to print.
+      if (!verdict.ok && (target.name === "ours" || target.name === "floor")) process.exitCode = 1;
+    }
+  } finally {
+    for (const { target, azurite } of running) {
+      await target.close();
+      await azurite.stop();
+    }
+  }
+
+  report.loadAverage.end = loadavg()[0] ?? Number.NaN;
+  // Group rows phase by phase, so targets sit side by side.
+  report.phases.sort((a, b) => CORE_PHASES.findIndex((p) => p.name === a.phase) - CORE_PHASES.findIndex((p) => p.name === b.phase));
+  const folder = join(REPO, "bench", "results");
+  mkdirSync(folder, { recursive: true });
+  const file = join(folder, `bench-${report.date.replace(/[:.]/g, "-")}-n${n}-c${options.concurrency}.json`);
+  writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
+  console.log(markdown(report));
+  log(`\nJSON: ${file}`);
+}
+
+/** Nothing lost: the graph holds exactly what the workload wrote. A loss is reported, not hidden. */
+async function verify(target: Target, n: number): Promise<{ ok: boolean; note: string }> {
+  if (!target.ops.readGraph) return { ok: true, note: "not verifiable (no read_graph)" };
+  const counts = await target.ops.readGraph();
+  const expected = { entities: n, observations: 3 * n, relations: n };
+  if (JSON.stringify(counts) === JSON.stringify(expected)) return { ok: true, note: `${n} entities, ${3 * n} observations, ${n} relations, as written` };
+  return { ok: false, note: `LOST WRITES: wrote ${JSON.stringify(expected)}, read back ${JSON.stringify(counts)}` };
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? (error.stack ?? error.message) : String(error));
+  process.exit(1);
+});

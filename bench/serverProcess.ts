@@ -1,0 +1,31 @@
+import { createApp, storageOptionsFromEnv } from "../src/app.js";
+import { startAzurite, type EmbeddedAzurite } from "../src/local/azurite.js";
+import { listen } from "../src/local/server.js";
+import { connectStorage } from "../src/storage/client.js";
+import { readStorageSettings } from "../src/storage/settings.js";
+import { serveParent } from "./lib/processes.js";
+
+/**
+ * Child process: our local server, as `npm start` runs it. Storage comes from the environment, as
+ * in production; with none, an in-memory Azurite is embedded in this process (the load test's setup).
+ * Answers {type:"stats"} with the storage requests the server has made so far.
+ */
+let azurite: EmbeddedAzurite | undefined;
+let settings = readStorageSettings();
+if (settings.kind === "none") {
+  azurite = await startAzurite();
+  settings = readStorageSettings({ ...process.env, MEMORY_STORAGE_CONNECTION_STRING: azurite.connectionString });
+}
+const storage = connectStorage(settings, storageOptionsFromEnv());
+const app = createApp(storage);
+await storage.ensureTable();
+const server = await listen(app.handler, { host: "127.0.0.1", port: 0 });
+
+serveParent(
+  { url: server.url },
+  { stats: () => ({ requests: storage.counter.total }) },
+  async () => {
+    await server.close();
+    await azurite?.stop();
+  },
+);

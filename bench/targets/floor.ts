@@ -1,0 +1,100 @@
+import { odata, type TableClient, type TransactionAction } from "@azure/data-tables";
+import { entityId, observationId, relationId } from "../../src/domain/ids.js";
+import { connectStorage } from "../../src/storage/client.js";
+import { keyRange, rowKey } from "../../src/storage/keys.js";
+import type { EntityRow, ObservationRow, RelationRow } from "../../src/storage/rows.js";
+import { BENCH_WORKSPACE, type GraphCounts, type Target } from "./types.js";
+
+/**
+ * The storage floor: exactly the storage requests each tool makes (same TableClient setup, key
+ * module, row shapes and filters as src/storage/tableGraphStore.ts), issued directly with
+ * @azure/data-tables from this process: no MCP, no HTTP server, no domain code. What ours costs
+ * above this is our code; the floor itself is what the store (here Azurite) costs.
+ *
+ * The filters mirror the adapter's (they are private there); the bench prints storage requests per
+ * call for both targets, so a drift in the number of requests shows in the table.
+ */
+export async function startFloor(connectionString: string): Promise<Target> {
+  const storage = connectStorage({ kind: "connectionString", connectionString, tableName: "benchfloor", source: "bench floor" });
+  await storage.ensureTable();
+  const table = storage.table;
+  const ws = BENCH_WORKSPACE;
+
+  return {
+    name: "floor",
+    description: "the same storage requests issued directly with @azure/data-tables (no MCP, no HTTP server)",
+    ops: {
+      // upsert_entity: one range read of the entity and its observations, then one transaction.
+      async createEntity(entity) {
+        const id = entityId(ws, entity.name);
+        const range = keyRange.entityWithObservations(id);
+        const rows = await list(table, odata`PartitionKey eq ${ws} and RowKey ge ${range.from} and RowKey lt ${range.to}`);
+        const exists = rows.some((row) => row.kind === "entity");
+        const stored = new Set(rows.map((row) => row.rowKey));
+        const now = new Date().toISOString();
+        const entityRow: EntityRow = { kind: "entity", name: entity.name, entityType: entity.entityType, metadata: "{}", createdAt: now, updatedAt: now };
+        const actions: TransactionAction[] = [
+          exists
+            ? ["update", { partitionKey: ws, rowKey: rowKey.entity(id), entityType: entity.entityType, updatedAt: now }, "Merge"]
+            : ["create", { partitionKey: ws, rowKey: rowKey.entity(id), ...entityRow }],
+        ];
+        entity.observations.forEach((content, position) => {
+          const key = rowKey.observation(id, observationId(id, content));
+          if (stored.has(key)) return;
+          const row: ObservationRow = { kind: "observation", entityId: id, content, order: `${now}#${String(position + 1).padStart(6, "0")}`, createdAt: now };
+          actions.push(["upsert", { partitionKey: ws, rowKey: key, ...row }, "Merge"]);
+        });
+        await table.submitTransaction(actions);
+      },
+      // upsert_relation by names: one transaction creating the relation and both edge rows, guarded by merges of both endpoints.
+      async createRelation(relation) {
+        const fromId = entityId(ws, relation.from);
+        const toId = entityId(ws, relation.to);
+        const id = relationId(ws, fromId, relation.relationType, toId);
+        const now = new Date().toISOString();
+        const fields: Omit<RelationRow, "kind"> = {
+          relationId: id,
+          relationType: relation.relationType,
+          fromId,
+          fromName: relation.from,
+          toId,
+          toName: relation.to,
+          metadata: "{}",
+          createdAt: now,
+          updatedAt: now,
+        };
+        await table.submitTransaction([
+          ["create", { partitionKey: ws, rowKey: rowKey.relation(id), ...fields, kind: "relation" }],
+          ["create", { partitionKey: ws, rowKey: rowKey.edgeOut(fromId, id), ...fields, kind: "edge-out" }],
+          ["create", { partitionKey: ws, rowKey: rowKey.edgeIn(toId, id), ...fields, kind: "edge-in" }],
+          ...[...new Set([fromId, toId])].map((guard): TransactionAction => ["update", { partitionKey: ws, rowKey: rowKey.entity(guard) }, "Merge"]),
+        ]);
+      },
+      // get_entity_relations (direction "out", the tool's default): one query bounded by the entity's range.
+      async getEntityRelations(name) {
+        const id = entityId(ws, name);
+        const whole = keyRange.wholeEntity(id);
+        const edges = keyRange.edges(id, "out");
+        const rows = await list(
+          table,
+          odata`PartitionKey eq ${ws} and RowKey ge ${whole.from} and RowKey lt ${whole.to} and (RowKey eq ${id} or (RowKey ge ${edges.from} and RowKey lt ${edges.to}))`,
+        );
+        if (!rows.some((row) => row.kind === "entity")) throw new Error(`floor: entity '${name}' not found`);
+      },
+      // read_graph: the whole partition, one request per 1,000 rows.
+      async readGraph(): Promise<GraphCounts> {
+        const rows = await list(table, odata`PartitionKey eq ${ws}`);
+        const count = (kind: string) => rows.filter((row) => row.kind === kind).length;
+        return { entities: count("entity"), observations: count("observation"), relations: count("relation") };
+      },
+    },
+    storageRequests: async () => storage.counter.total,
+    close: async () => {},
+  };
+}
+
+async function list(table: TableClient, filter: string): Promise<Record<string, unknown>[]> {
+  const rows: Record<string, unknown>[] = [];
+  for await (const page of table.listEntities<Record<string, unknown>>({ queryOptions: { filter } }).byPage({ maxPageSize: 1000 })) rows.push(...page);
+  return rows;
+}

@@ -1,0 +1,54 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { peakRssBytes, startChild } from "../lib/processes.js";
+import { BENCH_WORKSPACE, type Target } from "./types.js";
+
+/** A real MCP SDK client over streamable HTTP; an error result throws. */
+export async function connectMcp(url: string) {
+  const client = new Client({ name: "central-memory-bench", version: "1.0.0" });
+  await client.connect(new StreamableHTTPClientTransport(new URL("/api/mcp", url)));
+  await client.listTools(); // as real clients do: later results are validated against the output schemas
+  return {
+    async call<T = Record<string, unknown>>(name: string, args: Record<string, unknown>): Promise<T> {
+      const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
+      if (result.isError) throw new Error(`${name} failed: ${JSON.stringify(result.structuredContent ?? result.content)}`);
+      return result.structuredContent as T;
+    },
+    close: () => client.close(),
+  };
+}
+
+/** Our server in its own process (as `npm start` runs it), called over HTTP through the MCP SDK client. */
+export async function startOurs(connectionString: string): Promise<Target> {
+  const server = await startChild<{ url: string }>(new URL("../serverProcess.js", import.meta.url), {
+    MEMORY_STORAGE_CONNECTION_STRING: connectionString,
+    MEMORY_TABLE_NAME: "benchours",
+  });
+  const mcp = await connectMcp(server.ready.url);
+  const call = (name: string, args: Record<string, unknown>) => mcp.call(name, { workspaceName: BENCH_WORKSPACE, ...args });
+  return {
+    name: "ours",
+    description: "central-memory-mcp over HTTP (MCP SDK client → local server → Azurite)",
+    ops: {
+      createEntity: async (entity) => void (await call("upsert_entity", { ...entity })),
+      createRelation: async (relation) => void (await call("upsert_relation", { ...relation })),
+      getEntityRelations: async (name) => void (await call("get_entity_relations", { entityName: name })),
+      readGraph: async () => {
+        const graph = await call("read_graph", {});
+        const entities = graph.entities as { observations: string[] }[];
+        return {
+          entities: entities.length,
+          observations: entities.reduce((sum, entity) => sum + entity.observations.length, 0),
+          relations: (graph.relations as unknown[]).length,
+        };
+      },
+    },
+    storageRequests: async () => (await server.ask<{ requests: number }>("stats")).requests,
+    peakRssBytes: () => peakRssBytes(server.child.pid),
+    async close() {
+      await mcp.close();
+      await server.stop();
+    },
+  };
+}

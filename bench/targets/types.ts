@@ -1,0 +1,45 @@
+/** What the workload asks of a target, independent of its tool names or storage. */
+export interface EntitySpec {
+  name: string;
+  entityType: string;
+  observations: string[];
+}
+
+export interface RelationSpec {
+  from: string;
+  to: string;
+  relationType: string;
+}
+
+export interface GraphCounts {
+  entities: number;
+  observations: number;
+  relations: number;
+}
+
+/**
+ * The workload's operations. Each resolves only when the target reports success (an error result
+ * throws), so a target can never look fast by failing. A target implements those it has; a phase
+ * whose operation a target lacks is reported as n/a.
+ */
+export interface Operations {
+  createEntity(entity: EntitySpec): Promise<void>;
+  createRelation(relation: RelationSpec): Promise<void>;
+  getEntityRelations(name: string): Promise<void>;
+  readGraph(): Promise<GraphCounts>;
+}
+
+export interface Target {
+  /** ours | floor | server-memory */
+  name: string;
+  description: string;
+  ops: Partial<Operations>;
+  /** Storage requests made so far; absent for a target without Table Storage. */
+  storageRequests?(): Promise<number>;
+  /** Peak RSS of the process doing the target's work, where that is a separate process. */
+  peakRssBytes?(): number | undefined;
+  close(): Promise<void>;
+}
+
+/** Every target uses this workspace (in its own table or file), so keys and sizes are the same. */
+export const BENCH_WORKSPACE = "bench";
