@@ -1,6 +1,9 @@
 import { MemoryService } from "./domain/memory.js";
+import { createAuthenticator } from "./http/auth/authenticate.js";
+import { readAuthSettings, type AuthSettings } from "./http/auth/settings.js";
 import { createHandler, type FetchHandler } from "./http/handler.js";
 import { tableReadiness } from "./http/readiness.js";
+import { loggingInstrument, type ToolCallLog } from "./mcp/instrument.js";
 import { connectStorage, type StorageConnection } from "./storage/client.js";
 import { readStorageSettings } from "./storage/settings.js";
 import { TableGraphStore } from "./storage/tableGraphStore.js";
@@ -10,13 +13,35 @@ export interface App {
   handler: FetchHandler;
   storage: StorageConnection;
   memory: MemoryService;
+  auth: AuthSettings;
 }
 
-/** The composition root both doors share: storage → store → domain → HTTP handler. */
-export function createApp(storage: StorageConnection = connectStorage(readStorageSettings(), storageOptionsFromEnv())): App {
+export interface AppOptions {
+  /** Authentication settings; read from the environment when not given (invalid ones throw here). */
+  auth?: AuthSettings;
+  /** Where per-call log lines go; by default one JSON line on stdout (captured by the Functions host). */
+  log?: (entry: ToolCallLog) => void;
+}
+
+/** The composition root both doors share: storage → store → domain → HTTP handler, with auth and logging. */
+export function createApp(
+  storage: StorageConnection = connectStorage(readStorageSettings(), storageOptionsFromEnv()),
+  options: AppOptions = {},
+): App {
+  const auth = options.auth ?? readAuthSettings();
   const memory = new MemoryService(new TableGraphStore(storage));
-  const handler = createHandler({ memory, readiness: tableReadiness(storage.probe), version: VERSION });
-  return { handler, storage, memory };
+  const instrument = loggingInstrument({
+    countRequests: (work, tally) => storage.counter.run(work, tally),
+    log: options.log ?? ((entry) => console.info(JSON.stringify(entry))),
+  });
+  const handler = createHandler({
+    memory,
+    readiness: tableReadiness(storage.probe),
+    version: VERSION,
+    instrument,
+    auth: { settings: auth, authenticate: createAuthenticator(auth.mode) },
+  });
+  return { handler, storage, memory, auth };
 }
 
 /** MEMORY_STORAGE_TIMEOUT_MS and MEMORY_STORAGE_MAX_RETRIES bound how long a tool call waits on storage. */

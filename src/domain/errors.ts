@@ -1,8 +1,9 @@
 /**
- * The four error kinds a caller can see. Every failure that reaches a client is one of these,
+ * The error kinds a caller can see. Every failure that reaches a client is one of these,
  * so an agent can branch on `error` and read `message` for how to recover.
  */
-export type ErrorKind = "ValidationError" | "NotFoundError" | "ConflictError" | "StorageError";
+export const ERROR_KINDS = ["ValidationError", "NotFoundError", "ConflictError", "StorageError", "ForbiddenError"] as const;
+export type ErrorKind = (typeof ERROR_KINDS)[number];
 
 export abstract class MemoryError extends Error {
   abstract readonly kind: ErrorKind;
@@ -26,4 +27,15 @@ export class ConflictError extends MemoryError {
 /** The store failed or could not be reached; the call may be retried later. */
 export class StorageError extends MemoryError {
   readonly kind = "StorageError";
+}
+
+/**
+ * The caller has no grant for this workspace, or only read access for a write. The message
+ * starts with "Forbidden:" and never says anything about the workspace's contents or existence.
+ */
+export class ForbiddenError extends MemoryError {
+  readonly kind = "ForbiddenError";
+  constructor(reason: string) {
+    super(`Forbidden: ${reason}`);
+  }
 }

@@ -1,14 +1,21 @@
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { accessTo, strongestAccess, type Principal } from "../domain/access.js";
 import { ValidationError } from "../domain/errors.js";
 import type { MemoryService } from "../domain/memory.js";
 import { assertWorkspaceName } from "../domain/validation.js";
+import type { ToolInstrument } from "../mcp/instrument.js";
 import { createMcpServer } from "../mcp/server.js";
+import type { Authenticate } from "./auth/authenticate.js";
+import { bearerChallenge, METADATA_PREFIX, metadataDocument, resourceUrl } from "./auth/resourceMetadata.js";
+import type { AuthSettings } from "./auth/settings.js";
 import type { ReadinessProbe } from "./readiness.js";
 
 export interface HandlerDeps {
   memory: MemoryService;
   readiness: ReadinessProbe;
   version: string;
+  auth: { settings: AuthSettings; authenticate: Authenticate };
+  instrument?: ToolInstrument;
 }
 
 export type FetchHandler = (request: Request) => Promise<Response>;
@@ -30,26 +37,54 @@ export function createHandler(deps: HandlerDeps): FetchHandler {
       const state = await deps.readiness.check();
       return json(state.ready ? 200 : 503, state.ready ? { status: "ready" } : { status: "unavailable", reason: state.reason });
     }
-    if (path === "/api/mcp" || path === "/api/mcp/") return mcp(request, deps, undefined);
+    if (path === METADATA_PREFIX || path.startsWith(`${METADATA_PREFIX}/`)) return protectedResourceMetadata(request, deps, path.slice(METADATA_PREFIX.length));
+    if (path === "/api/mcp" || path === "/api/mcp/") return mcp(request, deps, path, undefined);
     const bound = WORKSPACE_ROUTE.exec(path);
-    if (bound) {
-      let workspace: string;
-      try {
-        workspace = assertWorkspaceName(decodeURIComponent(bound[1] ?? ""));
-      } catch (error) {
-        const message = error instanceof ValidationError ? error.message : "Invalid workspace name in the URL.";
-        return json(400, { success: false, error: "ValidationError", message });
-      }
-      return mcp(request, deps, workspace);
-    }
+    if (bound) return mcp(request, deps, path, bound[1] ?? "");
     return json(404, { error: "NotFound", message: `No route for ${path}. MCP is served at POST /api/mcp and POST /api/workspaces/{workspaceName}/mcp.` });
   };
 }
 
-/** Stateless MCP: a fresh server and transport per request, JSON responses, no sessions. */
-async function mcp(request: Request, deps: HandlerDeps, boundWorkspace: string | undefined): Promise<Response> {
+/**
+ * Stateless MCP: a fresh server and transport per request, JSON responses, no sessions.
+ * Before any MCP processing: the Origin check, authentication, and on a bound route the grant.
+ */
+async function mcp(request: Request, deps: HandlerDeps, path: string, rawWorkspace: string | undefined): Promise<Response> {
   if (request.method !== "POST") return methodNotAllowed("POST");
-  const server = createMcpServer({ memory: deps.memory, version: deps.version, ...(boundWorkspace ? { boundWorkspace } : {}) });
+  const { settings, authenticate } = deps.auth;
+  const origin = request.headers.get("origin");
+  // DNS-rebinding protection (MCP transport spec): a browser page may call only from a listed origin.
+  if (origin !== null && !settings.allowedOrigins.includes(origin)) {
+    return json(403, { error: "Forbidden", message: `Origin ${origin} is not allowed. List it in MEMORY_ALLOWED_ORIGINS to let a browser app call this server.` });
+  }
+  const authentication = await authenticate(request);
+  if (!authentication.ok) {
+    if (authentication.status === 503) return json(503, { error: "Unavailable", message: authentication.message }, { "retry-after": "5" });
+    const error = authentication.error && { code: authentication.error, description: authentication.message };
+    const resource = resourceUrl(request, settings, path.replace(/\/$/, ""));
+    return json(401, { error: "Unauthorized", message: authentication.message }, { "www-authenticate": bearerChallenge(resource, error) });
+  }
+  const { principal } = authentication;
+
+  let boundWorkspace: string | undefined;
+  if (rawWorkspace !== undefined) {
+    try {
+      boundWorkspace = assertWorkspaceName(decodeURIComponent(rawWorkspace));
+    } catch (error) {
+      const message = error instanceof ValidationError ? error.message : "Invalid workspace name in the URL.";
+      return json(400, { success: false, error: "ValidationError", message });
+    }
+  }
+  const denied = forbidden(principal, boundWorkspace);
+  if (denied) return json(403, { error: "Forbidden", message: denied });
+
+  const server = createMcpServer({
+    memory: deps.memory,
+    version: deps.version,
+    principal,
+    ...(deps.instrument ? { instrument: deps.instrument } : {}),
+    ...(boundWorkspace ? { boundWorkspace } : {}),
+  });
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   await server.connect(transport);
   try {
@@ -57,6 +92,27 @@ async function mcp(request: Request, deps: HandlerDeps, boundWorkspace: string |
   } finally {
     await server.close();
   }
+}
+
+/** A bound route needs a grant for its workspace; /api/mcp needs some grant (tool calls are checked one by one). */
+function forbidden(principal: Principal, boundWorkspace: string | undefined): string | undefined {
+  if (boundWorkspace !== undefined) {
+    return accessTo(principal, boundWorkspace) ? undefined : `This caller has no grant for workspace '${boundWorkspace}'.`;
+  }
+  return strongestAccess(principal) ? undefined : `This caller (${principal.id}) is authenticated but has no grant for any workspace. Ask an administrator for one.`;
+}
+
+/** RFC 9728 metadata for the host ("") or for one MCP route ("/api/mcp", "/api/workspaces/{ws}/mcp"). Anonymous. */
+function protectedResourceMetadata(request: Request, deps: HandlerDeps, resourcePath: string): Response {
+  if (request.method !== "GET" && request.method !== "HEAD") return methodNotAllowed("GET");
+  const { settings } = deps.auth;
+  const known = resourcePath === "" || resourcePath === "/api/mcp" || WORKSPACE_ROUTE.test(resourcePath);
+  if (settings.mode.kind === "none" || !known) {
+    return json(404, { error: "NotFound", message: "No protected resource is described here." });
+  }
+  const resource = resourceUrl(request, settings, resourcePath || "/");
+  // Public, and fetched by browser-based clients from other origins.
+  return json(200, metadataDocument(resource, settings), { "cache-control": "public, max-age=300", "access-control-allow-origin": "*" });
 }
 
 function methodNotAllowed(allow: string): Response {

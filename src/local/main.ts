@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
 import { createApp, storageOptionsFromEnv } from "../app.js";
+import { isLoopbackHost, readAuthSettings, type AuthSettings } from "../http/auth/settings.js";
 import { connectStorage } from "../storage/client.js";
 import { readStorageSettings } from "../storage/settings.js";
 import { startAzurite, type EmbeddedAzurite } from "./azurite.js";
@@ -12,6 +13,8 @@ import { listen } from "./server.js";
 async function main(): Promise<void> {
   const host = process.env.HOST?.trim() || "127.0.0.1";
   const port = Number(process.env.PORT?.trim() || 7071);
+  // Read before anything starts, so a bad auth setting stops the server with its message.
+  const auth = readAuthSettings(process.env, { localLoopback: isLoopbackHost(host) });
   let settings = readStorageSettings();
   let azurite: EmbeddedAzurite | undefined;
   if (settings.kind === "none") {
@@ -23,7 +26,7 @@ async function main(): Promise<void> {
     console.log(`Storage: ${settings.kind === "identity" ? settings.endpoint : settings.source}, table '${settings.tableName}'`);
   }
 
-  const app = createApp(connectStorage(settings, storageOptionsFromEnv()));
+  const app = createApp(connectStorage(settings, storageOptionsFromEnv()), { auth });
   await app.storage.ensureTable();
   const server = await listen(app.handler, { host, port });
 
@@ -31,9 +34,8 @@ async function main(): Promise<void> {
   console.log(`  MCP (any workspace):  ${server.url}/api/mcp`);
   console.log(`  MCP (one workspace):  ${server.url}/api/workspaces/<workspaceName>/mcp`);
   console.log(`  Health / readiness:   ${server.url}/api/health  ${server.url}/api/ready`);
-  console.log(`\nVS Code (.vscode/mcp.json):`);
-  console.log(JSON.stringify({ servers: { "central-memory": { type: "http", url: `${server.url}/api/mcp` } } }, null, 2));
-  console.log(`\nClaude Code:\n  claude mcp add --transport http central-memory ${server.url}/api/mcp\n`);
+  console.log(`\n${describeAuth(auth)}`);
+  console.log(clientConfigs(`${server.url}/api/mcp`, auth));
 
   let stopping = false;
   const stop = async (signal: string) => {
@@ -46,6 +48,31 @@ async function main(): Promise<void> {
   };
   process.on("SIGINT", () => void stop("SIGINT"));
   process.on("SIGTERM", () => void stop("SIGTERM"));
+}
+
+/** Client configs to paste. With API keys they send the header; VS Code prompts for the key once and stores it. */
+function clientConfigs(url: string, auth: AuthSettings): string {
+  const keys = auth.mode.kind === "required" && auth.mode.keys !== undefined;
+  const vscode = keys
+    ? {
+        inputs: [{ type: "promptString", id: "central-memory-key", description: "central-memory API key", password: true }],
+        servers: { "central-memory": { type: "http", url, headers: { Authorization: "Bearer ${input:central-memory-key}" } } },
+      }
+    : { servers: { "central-memory": { type: "http", url } } };
+  const claude = `claude mcp add --transport http central-memory ${url}${keys ? ' --header "Authorization: Bearer $CENTRAL_MEMORY_KEY"' : ""}`;
+  return `\nVS Code (.vscode/mcp.json):\n${JSON.stringify(vscode, null, 2)}\n\nClaude Code:\n  ${claude}\n`;
+}
+
+function describeAuth(auth: AuthSettings): string {
+  const { mode } = auth;
+  if (mode.kind === "none") {
+    const why = mode.defaulted ? "MEMORY_AUTH is unset and the server listens on loopback" : "MEMORY_AUTH=none";
+    const bar = "!".repeat(78);
+    return `${bar}\n!! AUTH: NONE (${why}).\n!! Anyone who can reach this address can read and write EVERY workspace.\n!! Set MEMORY_AUTH=keys or entra before exposing it.\n${bar}`;
+  }
+  if (mode.kind === "unset") return "AUTH: MEMORY_AUTH is unset on a non-loopback address: every MCP request is refused (401) until it is set.";
+  const methods = [mode.keys && `API keys (${mode.keys.length})`, mode.entra && `Entra ID (issuer ${mode.entra.issuer})`].filter(Boolean);
+  return `Auth: ${methods.join(" and ")}. Clients send Authorization: Bearer <credential>.`;
 }
 
 main().catch((error: unknown) => {

@@ -9,7 +9,9 @@ import {
   type Resource,
   type ResourceTemplate,
 } from "@modelcontextprotocol/sdk/types.js";
-import { MemoryError, ValidationError } from "../domain/errors.js";
+import type { Principal } from "../domain/access.js";
+import { ForbiddenError, MemoryError, ValidationError } from "../domain/errors.js";
+import { authorize } from "./authorize.js";
 import type { MemoryService } from "../domain/memory.js";
 import { toGraphOutput } from "./graphShapes.js";
 import { resolveWorkspace } from "./workspace.js";
@@ -38,17 +40,22 @@ const WORKSPACE_GRAPH_TEMPLATE: ResourceTemplate = {
   mimeType: "application/json",
 };
 
-export function registerResources(server: Server, context: { memory: MemoryService; boundWorkspace?: string }): void {
+/** Reading a graph resource needs read access, like read_graph. */
+const READ_GRAPH = { name: "read_graph", annotations: { readOnlyHint: true } };
+
+export function registerResources(server: Server, context: { memory: MemoryService; principal: Principal; boundWorkspace?: string }): void {
   server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: context.boundWorkspace !== undefined ? [KNOWLEDGE_GRAPH] : [] }));
   server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: [WORKSPACE_GRAPH_TEMPLATE] }));
   server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
     const { uri } = request.params;
     const workspace = workspaceOf(uri, context.boundWorkspace);
     try {
+      authorize(context.principal, workspace, READ_GRAPH);
       const graph = await context.memory.readGraph(workspace);
       return { contents: [{ uri, mimeType: "application/json", text: JSON.stringify(toGraphOutput(workspace, graph)) }] };
     } catch (error) {
       // Resource reads have no tool-result form: a failure is a JSON-RPC error, with the same safe message.
+      if (error instanceof ForbiddenError) throw new McpError(ErrorCode.InvalidParams, error.message);
       const message = error instanceof MemoryError ? error.message : "The server failed while reading the graph. It may be retried.";
       throw new McpError(ErrorCode.InternalError, message);
     }

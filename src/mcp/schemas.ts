@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ERROR_KINDS } from "../domain/errors.js";
 import { LIMITS } from "../domain/limits.js";
 
 /**
@@ -25,6 +26,6 @@ export const workspaceName = z.string().describe("Workspace (memory partition) n
 /** The structured content of every error result (design §4). */
 export const errorOutput = z.object({
   success: z.literal(false),
-  error: z.enum(["ValidationError", "NotFoundError", "ConflictError", "StorageError"]),
+  error: z.enum(ERROR_KINDS),
   message: z.string(),
 });

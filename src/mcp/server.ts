@@ -1,11 +1,20 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CallToolRequestSchema,
+  ListToolsRequestSchema,
+  type CallToolRequest,
+  type CallToolResult,
+  type Tool,
+} from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { MemoryError, StorageError, ValidationError } from "../domain/errors.js";
+import { accessTo, strongestAccess, type Principal } from "../domain/access.js";
+import { allows, authorize } from "./authorize.js";
+import { ForbiddenError, MemoryError, StorageError, ValidationError } from "../domain/errors.js";
 import type { MemoryService } from "../domain/memory.js";
 import { registerResources } from "./resources.js";
 import { resolveWorkspace } from "./workspace.js";
 import { errorOutput, workspaceName as workspaceNameField } from "./schemas.js";
+import type { ToolInstrument } from "./instrument.js";
 import type { AnyTool } from "./tool.js";
 import { ALL_TOOLS } from "./tools/index.js";
 
@@ -16,7 +25,11 @@ export interface McpContext {
   version: string;
   /** Set on /api/workspaces/{ws}/mcp: tools act on this workspace and workspaceName becomes optional. */
   boundWorkspace?: string;
+  /** The authenticated caller. Every tool call is checked against its grants here, not in the tools. */
+  principal: Principal;
   tools?: readonly AnyTool[];
+  /** Wraps every tools/call (logging, request counting). */
+  instrument?: ToolInstrument;
 }
 
 const INSTRUCTIONS =
@@ -30,29 +43,39 @@ const INSTRUCTIONS =
  * error shape (design §4) instead of the SDK's plain text.
  */
 export function createMcpServer(context: McpContext): Server {
+  const { principal, boundWorkspace } = context;
   const tools = context.tools ?? ALL_TOOLS;
   const server = new Server({ name: SERVER_NAME, version: context.version }, { capabilities: { tools: {}, resources: {} }, instructions: INSTRUCTIONS });
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
+  // The most this caller may do on this route decides which tools it is shown: read-only callers see no write tools.
+  const ceiling = boundWorkspace === undefined ? strongestAccess(principal) : accessTo(principal, boundWorkspace);
+  const visible = tools.filter((tool) => allows(ceiling, tool));
 
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.map((tool) => describeTool(tool, context.boundWorkspace)) }));
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: visible.map((tool) => describeTool(tool, boundWorkspace)) }));
 
-  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+  const callTool = async (request: CallToolRequest): Promise<CallToolResult> => {
     const tool = byName.get(request.params.name);
     if (!tool) {
-      return errorResult(new ValidationError(`Unknown tool '${request.params.name}'. Available tools: ${[...byName.keys()].join(", ")}.`));
+      return errorResult(new ValidationError(`Unknown tool '${request.params.name}'. Available tools: ${visible.map((t) => t.name).join(", ")}.`));
     }
     try {
-      const parsed = inputSchema(tool, context.boundWorkspace).safeParse(request.params.arguments ?? {});
+      if (!allows(ceiling, tool)) throw new ForbiddenError(`${tool.name} changes memory, and this caller has read-only access.`);
+      const parsed = inputSchema(tool, boundWorkspace).safeParse(request.params.arguments ?? {});
       if (!parsed.success) throw new ValidationError(`Invalid arguments for ${tool.name}: ${describeIssues(parsed.error)}`);
       const { workspaceName, ...args } = parsed.data as { workspaceName?: string } & Record<string, unknown>;
-      const workspace = resolveWorkspace(workspaceName, context.boundWorkspace);
-      const structured = await tool.handler(args, { memory: context.memory, workspace });
+      const workspace = resolveWorkspace(workspaceName, boundWorkspace);
+      authorize(principal, workspace, tool);
+      const structured = await tool.handler(args, { memory: context.memory, workspace, principal });
       return { structuredContent: structured, content: [{ type: "text", text: tool.text ? tool.text(structured) : JSON.stringify(structured) }] };
     } catch (error) {
       return errorResult(error, { structured: !tool.exactOutputSchema });
     }
-  });
-  registerResources(server, { memory: context.memory, boundWorkspace: context.boundWorkspace });
+  };
+  const instrument: ToolInstrument = context.instrument ?? ((_call, work) => work());
+  server.setRequestHandler(CallToolRequestSchema, (request) =>
+    instrument({ tool: request.params.name, workspace: request.params.arguments?.workspaceName ?? context.boundWorkspace }, () => callTool(request)),
+  );
+  registerResources(server, { memory: context.memory, principal, ...(boundWorkspace !== undefined ? { boundWorkspace } : {}) });
   return server;
 }
 

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { Principal } from "../domain/access.js";
 import type { MemoryService } from "../domain/memory.js";
 
 /** Tool groups ("toolsets"): a client can narrow tools/list to the groups it needs. */
@@ -12,10 +13,12 @@ export interface ToolAnnotations {
   openWorldHint: boolean;
 }
 
-/** What a tool handler may use. The workspace is already resolved and validated. */
+/** What a tool handler may use. The workspace is already resolved, validated and authorized. */
 export interface ToolContext {
   memory: MemoryService;
   workspace: string;
+  /** The authenticated caller (for recording who wrote what); access was already checked. */
+  principal: Principal;
 }
 
 /**

@@ -3,6 +3,8 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { createApp, type App } from "../../src/app.js";
+import { readAuthSettings } from "../../src/http/auth/settings.js";
+import type { ToolCallLog } from "../../src/mcp/instrument.js";
 import { listen, type RunningServer } from "../../src/local/server.js";
 import { connectStorage, type StorageClientOptions } from "../../src/storage/client.js";
 import { DEFAULT_TABLE_NAME } from "../../src/storage/settings.js";
@@ -24,20 +26,26 @@ export interface TestServer extends RunningServer {
   app: App;
   /** Storage requests made by the server so far. */
   requests(): number;
+  /** The structured log lines the server wrote, one per tool call. */
+  logs: ToolCallLog[];
 }
 
-/** The real local server (the same handler as production) on a free port, against test Azurite. */
+/**
+ * The real local server (the same handler as production) on a free port, against test Azurite.
+ * `env` holds the server's auth settings (MEMORY_AUTH etc.); MEMORY_AUTH is `none` unless given.
+ */
 export async function startTestServer(
-  options: { connectionString?: string; storage?: StorageClientOptions } = {},
+  options: { connectionString?: string; storage?: StorageClientOptions; env?: Record<string, string> } = {},
 ): Promise<TestServer> {
   const storage = connectStorage(
     { kind: "connectionString", connectionString: options.connectionString ?? testConnectionString(), tableName: TEST_TABLE, source: "test" },
     options.storage,
   );
-  const app = createApp(storage);
+  const logs: ToolCallLog[] = [];
+  const app = createApp(storage, { auth: readAuthSettings({ MEMORY_AUTH: "none", ...options.env }), log: (entry) => logs.push(entry) });
   await storage.ensureTable();
   const server = await listen(app.handler, { host: "127.0.0.1", port: 0 });
-  return { ...server, app, requests: () => storage.counter.total };
+  return { ...server, app, requests: () => storage.counter.total, logs };
 }
 
 export interface McpTestClient {
@@ -46,10 +54,20 @@ export interface McpTestClient {
   close(): Promise<void>;
 }
 
+export interface ConnectOptions {
+  /** Sent with every request, as a client configured with a credential does. */
+  headers?: Record<string, string>;
+  /** The fetch the transport uses (to observe raw responses). */
+  fetch?: typeof fetch;
+}
+
 /** A real MCP SDK client over streamable HTTP. `path` defaults to the unbound /api/mcp route. */
-export async function connectClient(baseUrl: string, path = "/api/mcp"): Promise<McpTestClient> {
+export async function connectClient(baseUrl: string, path = "/api/mcp", options: ConnectOptions = {}): Promise<McpTestClient> {
   const client = new Client({ name: "central-memory-tests", version: "1.0.0" });
-  const transport = new StreamableHTTPClientTransport(new URL(path, baseUrl));
+  const transport = new StreamableHTTPClientTransport(new URL(path, baseUrl), {
+    requestInit: { headers: options.headers ?? {} },
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+  });
   await client.connect(transport);
   // listTools caches output schemas so callTool validates structuredContent, as real clients do.
   await client.listTools();

@@ -1,0 +1,226 @@
+import { readFileSync } from "node:fs";
+import { isIP } from "node:net";
+import { z } from "zod";
+import { isWorkspacePattern, type Access } from "../../domain/access.js";
+
+/**
+ * Authentication settings, read once from the environment and validated with zod, so a mistake
+ * stops the server at start with a message naming the setting, instead of surfacing per request.
+ */
+export interface ApiKeyEntry {
+  id: string;
+  /** Lower-case hex SHA-256 of the key. The key itself is never stored. */
+  sha256: string;
+  workspaces: string[];
+  access: Access;
+}
+
+/** Exactly one of role, group, oid: matched against the token's `roles`, `groups` and `oid` claims. */
+export interface EntraGrant {
+  role?: string;
+  group?: string;
+  oid?: string;
+  workspaces: string[];
+  access: Access;
+}
+
+export interface EntraSettings {
+  issuer: string;
+  jwksUrl: string;
+  audiences: string[];
+  grants: EntraGrant[];
+  /** Advertised in the protected-resource metadata, for clients that sign in. */
+  scopes: string[];
+}
+
+export type AuthMode =
+  /** Anyone who can reach the server can read and write every workspace. */
+  | { kind: "none"; defaulted: boolean }
+  /** MEMORY_AUTH is unset where it must be chosen: every MCP request is refused. */
+  | { kind: "unset" }
+  | { kind: "required"; keys?: ApiKeyEntry[]; entra?: EntraSettings };
+
+export interface AuthSettings {
+  mode: AuthMode;
+  /** Browser origins allowed to call MCP routes; a request with any other Origin is refused. */
+  allowedOrigins: string[];
+  /** scheme://host[:port] clients use, when a proxy hides it from the request URL. */
+  publicUrl?: string;
+}
+
+export interface AuthEnvironment {
+  /** The local server listens on a loopback address: an unset MEMORY_AUTH then means `none`. */
+  localLoopback?: boolean;
+}
+
+const METHODS = ["none", "keys", "entra"] as const;
+
+const workspacePattern = z
+  .string()
+  .refine(isWorkspacePattern, { message: "must be a workspace name, a prefix ending in '*' (e.g. team-*), or '*'" });
+const grantFields = {
+  workspaces: z.array(workspacePattern).min(1, { message: "must list at least one workspace or pattern" }),
+  access: z.enum(["read", "write"]),
+};
+
+/** The MEMORY_API_KEYS schema; the keys CLI checks the entries it prints against it too. */
+export const apiKeyEntries = z
+  .array(
+    z.strictObject({
+      id: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, { message: "must be 1-64 letters, digits, '.', '_' or '-'" }),
+      sha256: z
+        .string()
+        .regex(/^[0-9a-fA-F]{64}$/, { message: "must be the 64-hex-digit SHA-256 of the key (`central-memory keys create` prints it)" })
+        .transform((hex) => hex.toLowerCase()),
+      ...grantFields,
+    }),
+  )
+  .min(1, { message: "lists no keys" })
+  .superRefine((entries, ctx) => {
+    const ids = new Set<string>();
+    const hashes = new Set<string>();
+    entries.forEach((entry, index) => {
+      if (ids.has(entry.id)) ctx.addIssue({ code: "custom", path: [index, "id"], message: `'${entry.id}' is used twice; key ids must be unique` });
+      if (hashes.has(entry.sha256)) ctx.addIssue({ code: "custom", path: [index, "sha256"], message: "is used twice; each key needs its own" });
+      ids.add(entry.id);
+      hashes.add(entry.sha256);
+    });
+  });
+
+const entraGrantList = z
+  .array(
+    z
+      .strictObject({ role: z.string().min(1).optional(), group: z.string().min(1).optional(), oid: z.string().min(1).optional(), ...grantFields })
+      .refine((grant) => [grant.role, grant.group, grant.oid].filter((value) => value !== undefined).length === 1, {
+        message: "give exactly one of role, group or oid",
+      }),
+  )
+  .min(1, { message: "lists no grants" });
+
+export function readAuthSettings(env: NodeJS.ProcessEnv = process.env, where: AuthEnvironment = {}): AuthSettings {
+  const problems: string[] = [];
+  const mode = readMode(env, where, problems);
+  const allowedOrigins = list(env.MEMORY_ALLOWED_ORIGINS).flatMap((value) => {
+    const origin = originOf(value);
+    if (origin === undefined) problems.push(`MEMORY_ALLOWED_ORIGINS: '${value}' is not an origin like https://app.example.com (scheme, host, optional port; no path).`);
+    return origin === undefined ? [] : [origin];
+  });
+  const publicValue = env.MEMORY_PUBLIC_URL?.trim();
+  const publicUrl = publicValue ? originOf(publicValue) : undefined;
+  if (publicValue && publicUrl === undefined) problems.push(`MEMORY_PUBLIC_URL: '${publicValue}' must be scheme://host[:port] with no path.`);
+  if (problems.length > 0) throw new Error(`Invalid authentication settings:\n  - ${problems.join("\n  - ")}`);
+  return { mode, allowedOrigins, ...(publicUrl ? { publicUrl } : {}) };
+}
+
+function readMode(env: NodeJS.ProcessEnv, where: AuthEnvironment, problems: string[]): AuthMode {
+  const methods = list(env.MEMORY_AUTH).map((value) => value.toLowerCase());
+  if (methods.length === 0) {
+    // Open by default only on a laptop: a loopback address, and not inside Azure App Service / Functions.
+    return where.localLoopback && !env.WEBSITE_SITE_NAME ? { kind: "none", defaulted: true } : { kind: "unset" };
+  }
+  const unknown = methods.filter((method) => !(METHODS as readonly string[]).includes(method));
+  if (unknown.length > 0 || (methods.includes("none") && methods.length > 1)) {
+    problems.push(`MEMORY_AUTH: '${env.MEMORY_AUTH}' is not one of none, keys, entra, keys,entra.`);
+    return { kind: "unset" };
+  }
+  if (methods.includes("none")) return { kind: "none", defaulted: false };
+  const keys = methods.includes("keys") ? readApiKeys(env, problems) : undefined;
+  const entra = methods.includes("entra") ? readEntra(env, problems) : undefined;
+  return { kind: "required", ...(keys ? { keys } : {}), ...(entra ? { entra } : {}) };
+}
+
+function readApiKeys(env: NodeJS.ProcessEnv, problems: string[]): ApiKeyEntry[] | undefined {
+  const inline = env.MEMORY_API_KEYS?.trim();
+  const file = env.MEMORY_API_KEYS_FILE?.trim();
+  if (inline && file) {
+    problems.push("MEMORY_API_KEYS and MEMORY_API_KEYS_FILE are both set; set one.");
+    return undefined;
+  }
+  if (!inline && !file) {
+    problems.push("MEMORY_AUTH includes keys, but neither MEMORY_API_KEYS nor MEMORY_API_KEYS_FILE is set.");
+    return undefined;
+  }
+  let text = inline;
+  const setting = file ? `MEMORY_API_KEYS_FILE (${file})` : "MEMORY_API_KEYS";
+  if (file) {
+    try {
+      text = readFileSync(file, "utf8");
+    } catch (error) {
+      problems.push(`${setting}: cannot read the file (${(error as NodeJS.ErrnoException).code ?? "error"}).`);
+      return undefined;
+    }
+  }
+  return parseJson(setting, text ?? "", apiKeyEntries, problems);
+}
+
+function readEntra(env: NodeJS.ProcessEnv, problems: string[]): EntraSettings | undefined {
+  const before = problems.length;
+  const tenant = env.MEMORY_ENTRA_TENANT_ID?.trim();
+  if (tenant && !/^[A-Za-z0-9.-]+$/.test(tenant)) problems.push(`MEMORY_ENTRA_TENANT_ID: '${tenant}' is not a tenant id (a GUID) or domain.`);
+  const authority = tenant ? `https://login.microsoftonline.com/${tenant}` : undefined;
+  const issuer = env.MEMORY_ENTRA_ISSUER?.trim() || (authority && `${authority}/v2.0`);
+  const jwksUrl = env.MEMORY_ENTRA_JWKS_URL?.trim() || (authority && `${authority}/discovery/v2.0/keys`);
+  if (!issuer || !jwksUrl) problems.push("MEMORY_AUTH includes entra, but MEMORY_ENTRA_TENANT_ID is not set.");
+  if (issuer && !safeUrl(issuer)) problems.push(`MEMORY_ENTRA_ISSUER: '${issuer}' must be an https URL (http only on a loopback address).`);
+  if (jwksUrl && !safeUrl(jwksUrl)) problems.push(`MEMORY_ENTRA_JWKS_URL: '${jwksUrl}' must be an https URL (http only on a loopback address).`);
+  const audiences = list(env.MEMORY_ENTRA_AUDIENCE);
+  if (audiences.length === 0) problems.push("MEMORY_AUTH includes entra, but MEMORY_ENTRA_AUDIENCE (the app's client id or Application ID URI) is not set.");
+  const grantsText = env.MEMORY_ENTRA_GRANTS?.trim();
+  if (!grantsText) problems.push("MEMORY_AUTH includes entra, but MEMORY_ENTRA_GRANTS (JSON [{role|group|oid, workspaces, access}]) is not set.");
+  const grants = grantsText ? parseJson("MEMORY_ENTRA_GRANTS", grantsText, entraGrantList, problems) : undefined;
+  if (problems.length > before || !issuer || !jwksUrl || !grants) return undefined;
+  // `<audience>/.default` asks Entra for every permission the app registration grants the client.
+  return { issuer, jwksUrl, audiences, grants, scopes: [`${audiences[0]}/.default`] };
+}
+
+function parseJson<T>(setting: string, text: string, schema: z.ZodType<T>, problems: string[]): T | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    problems.push(`${setting} is not valid JSON: ${(error as Error).message}`);
+    return undefined;
+  }
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  for (const issue of parsed.error.issues.slice(0, 10)) {
+    const path = issue.path.map((part) => (typeof part === "number" ? `[${part}]` : `.${String(part)}`)).join("");
+    problems.push(`${setting}${path}: ${issue.message}`);
+  }
+  return undefined;
+}
+
+function list(value: string | undefined): string[] {
+  return (value ?? "")
+    .split(",")
+    .map((part) => part.trim())
+    .filter((part) => part.length > 0);
+}
+
+/** `scheme://host[:port]` exactly, or undefined. */
+function originOf(value: string): string | undefined {
+  try {
+    const url = new URL(value);
+    if (url.protocol !== "http:" && url.protocol !== "https:") return undefined;
+    if (url.pathname !== "/" || url.search || url.hash || url.username) return undefined;
+    return url.origin;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Signing keys and issuers come over https; plain http only from this machine (tests, local JWKS). */
+function safeUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return url.protocol === "https:" || (url.protocol === "http:" && isLoopbackHost(url.hostname));
+  } catch {
+    return false;
+  }
+}
+
+export function isLoopbackHost(host: string): boolean {
+  const bare = host.replace(/^\[|\]$/g, "").toLowerCase();
+  if (bare === "localhost" || bare === "::1") return true;
+  return isIP(bare) === 4 && bare.startsWith("127.");
+}

@@ -1,0 +1,56 @@
+import { beforeAll, describe, expect, test } from "@jest/globals";
+import { execFileSync, spawnSync } from "node:child_process";
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import ignore from "ignore";
+
+/**
+ * What `azd deploy` uploads: the files .funcignore admits after `npm run build`. Built here with
+ * the real bundle script, then checked against the rules, so a change to either is caught.
+ */
+let admitted: string[];
+let candidates: string[];
+
+beforeAll(() => {
+  execFileSync(process.execPath, ["scripts/bundle.mjs"], { stdio: "inherit" });
+  const tracked = execFileSync("git", ["ls-files", "--cached", "--others", "--exclude-standard"], { encoding: "utf8" }).split("\n").filter(Boolean);
+  const bundle = readdirSync("dist/bundle").map((file) => `dist/bundle/${file}`);
+  // Files a developer's checkout has but git does not track: they must stay out of the package too.
+  const local = [".azurite/__azurite_db_table__.json", "local.settings.json", "node_modules/zod/package.json", "dist/src/app.js", "dist/test/core.e2e.test.js", ".azure/prod/.env"];
+  candidates = [...new Set([...tracked, ...bundle, ...local])];
+  const rules = ignore().add(readFileSync(".funcignore", "utf8"));
+  admitted = candidates.filter((file) => !rules.ignores(file));
+}, 60_000);
+
+describe("deployment package", () => {
+  test("holds host.json, package.json and the bundled entry that package.json names", () => {
+    const main = (JSON.parse(readFileSync("package.json", "utf8")) as { main: string }).main;
+    expect(admitted).toEqual(expect.arrayContaining(["host.json", "package.json", main]));
+  });
+
+  test("holds no tests, sources, infra, Azurite data, settings or node_modules", () => {
+    const forbidden = /^(test|src|infra|bench|scripts|docs|node_modules|\.azurite|\.azure|\.github|\.ci|dist\/(src|test|bench))\/|^local\.settings|\.test\.|^tsconfig/;
+    expect(admitted.filter((file) => forbidden.test(file))).toEqual([]);
+    expect(candidates.some((file) => forbidden.test(file))).toBe(true); // the check has something to reject
+  });
+
+  test("the bundled entry loads with no node_modules and registers every HTTP function", () => {
+    // Copy the admitted files alone into an empty folder, as the package would be unpacked.
+    const unpacked = mkdtempSync(join(tmpdir(), "central-memory-package-"));
+    for (const file of admitted) {
+      mkdirSync(dirname(join(unpacked, file)), { recursive: true });
+      copyFileSync(file, join(unpacked, file));
+    }
+    // Outside the Functions host, @azure/functions runs in test mode and names each registration it skips.
+    const run = spawnSync(process.execPath, ["--input-type=module", "-e", `await import(${JSON.stringify(join(unpacked, "dist/bundle/functions.mjs"))})`], {
+      encoding: "utf8",
+      cwd: unpacked,
+      env: { PATH: process.env.PATH ?? "" },
+    });
+    rmSync(unpacked, { recursive: true, force: true });
+    expect(run.status).toBe(0);
+    const registered = [...run.stderr.matchAll(/register function "([^"]+)"/g)].map((m) => m[1]).sort();
+    expect(registered).toEqual(["health", "mcp", "protectedResourceMetadata", "ready", "workspaceMcp"]);
+  });
+});

@@ -1,0 +1,95 @@
+import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
+import { app, HttpRequest, InvocationContext, type HttpHandler, type HttpFunctionOptions } from "@azure/functions";
+import { testConnectionString, uniqueWorkspace } from "./support/harness.js";
+
+/**
+ * The Azure Functions door, in-process: @azure/functions runs in "test mode" outside the host, so
+ * registrations are recorded here and handlers are called with real HttpRequest/InvocationContext.
+ */
+const registered = new Map<string, HttpFunctionOptions>();
+let handlerFor: (name: string) => HttpHandler;
+
+beforeAll(async () => {
+  process.env.MEMORY_STORAGE_CONNECTION_STRING = testConnectionString();
+  process.env.MEMORY_AUTH = "none"; // chosen explicitly, as a deployment must (auth.test.ts covers the other modes)
+  const original = app.http;
+  app.http = (name: string, options: HttpFunctionOptions) => void registered.set(name, options);
+  await import("../src/functions/index.js");
+  app.http = original;
+  handlerFor = (name) => registered.get(name)!.handler as HttpHandler;
+});
+
+afterAll(() => {
+  delete process.env.MEMORY_STORAGE_CONNECTION_STRING;
+  delete process.env.MEMORY_AUTH;
+});
+
+function rpc(id: number, method: string, params: Record<string, unknown>) {
+  return JSON.stringify({ jsonrpc: "2.0", id, method, params });
+}
+
+async function invoke(name: string, init: { method: string; path: string; body?: string; params?: Record<string, string> }) {
+  const request = new HttpRequest({
+    method: init.method,
+    url: `http://localhost:7071${init.path}`,
+    headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+    ...(init.body ? { body: { string: init.body } } : {}),
+    ...(init.params ? { params: init.params } : {}),
+  });
+  const response = await handlerFor(name)(request, new InvocationContext({ functionName: name, invocationId: "test" }));
+  const body = response.body instanceof Uint8Array ? new TextDecoder().decode(response.body) : String(response.body ?? "");
+  return { status: response.status ?? 200, headers: new Headers(response.headers as Record<string, string>), body };
+}
+
+describe("Azure Functions triggers", () => {
+  test("register the routes, anonymous, on the shared handler", () => {
+    expect([...registered.keys()].sort()).toEqual(["health", "mcp", "protectedResourceMetadata", "ready", "workspaceMcp"]);
+    // host.json's routePrefix is empty (the OAuth metadata lives at the host root), so routes spell out api/.
+    expect(registered.get("mcp")).toMatchObject({ route: "api/mcp", authLevel: "anonymous", methods: expect.arrayContaining(["POST", "GET", "DELETE"]) });
+    expect(registered.get("workspaceMcp")!.route).toBe("api/workspaces/{workspaceName}/mcp");
+    expect(registered.get("health")!.route).toBe("api/health");
+    expect(registered.get("ready")!.route).toBe("api/ready");
+    expect(registered.get("protectedResourceMetadata")!.route).toBe(".well-known/oauth-protected-resource/{*resourcePath}");
+    for (const options of registered.values()) expect(options.authLevel).toBe("anonymous");
+  });
+
+  test("a real MCP tools/call through the Functions handler writes and reads the graph", async () => {
+    const ws = uniqueWorkspace("fn");
+    const call = await invoke("mcp", {
+      method: "POST",
+      path: "/api/mcp",
+      body: rpc(1, "tools/call", { name: "upsert_entity", arguments: { workspaceName: ws, name: "Alice", entityType: "person", observations: ["via Functions"] } }),
+    });
+    expect(call.status).toBe(200);
+    const created = JSON.parse(call.body);
+    expect(created.result.structuredContent).toMatchObject({ success: true, workspace: ws, name: "Alice", created: true });
+
+    const read = await invoke("workspaceMcp", {
+      method: "POST",
+      path: `/api/workspaces/${ws}/mcp`,
+      params: { workspaceName: ws },
+      body: rpc(2, "tools/call", { name: "read_graph", arguments: {} }),
+    });
+    const graph = JSON.parse(read.body).result.structuredContent;
+    expect(graph.entities).toEqual([expect.objectContaining({ name: "Alice", observations: ["via Functions"] })]);
+  });
+
+  test("tools/list answers through the Functions handler", async () => {
+    const response = await invoke("mcp", { method: "POST", path: "/api/mcp", body: rpc(3, "tools/list", {}) });
+    const names = JSON.parse(response.body).result.tools.map((t: { name: string }) => t.name);
+    expect(names).toEqual(expect.arrayContaining(["upsert_entity", "upsert_relation", "get_entity_relations", "read_graph"]));
+  });
+
+  test("GET on the MCP route is 405 with Allow: POST", async () => {
+    const response = await invoke("mcp", { method: "GET", path: "/api/mcp" });
+    expect(response.status).toBe(405);
+    expect(response.headers.get("allow")).toBe("POST");
+  });
+
+  test("health and ready", async () => {
+    const health = await invoke("health", { method: "GET", path: "/api/health" });
+    expect(health.status).toBe(200);
+    expect(JSON.parse(health.body)).toMatchObject({ status: "ok" });
+    expect((await invoke("ready", { method: "GET", path: "/api/ready" })).status).toBe(200);
+  });
+});

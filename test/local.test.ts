@@ -1,0 +1,73 @@
+import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { connectClient, ok, uniqueWorkspace } from "./support/harness.js";
+
+/**
+ * `npm start` as a user runs it: the built local server with no storage settings, which starts
+ * an embedded Azurite keeping data in ./.azurite (here: a temp working directory).
+ */
+const root = resolve(".");
+const entry = join(root, "dist/src/local/main.js");
+let workdir: string;
+
+beforeAll(() => {
+  execFileSync(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", join(root, "tsconfig.json")], { stdio: "inherit" });
+  workdir = mkdtempSync(join(tmpdir(), "central-memory-local-"));
+}, 120_000);
+
+afterAll(() => {
+  if (workdir) rmSync(workdir, { recursive: true, force: true });
+});
+
+function startLocal(): Promise<{ child: ChildProcess; url: string; output: () => string }> {
+  const env: NodeJS.ProcessEnv = { ...process.env, PORT: "0", HOST: "127.0.0.1" };
+  for (const key of ["MEMORY_STORAGE_CONNECTION_STRING", "MEMORY_STORAGE_TABLE_ENDPOINT", "AzureWebJobsStorage"]) delete env[key];
+  const child = spawn(process.execPath, [entry], { cwd: workdir, env, stdio: ["ignore", "pipe", "pipe"] });
+  let output = "";
+  return new Promise((resolvePromise, reject) => {
+    child.stdout!.on("data", (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /listening on (http:\/\/[^\s]+)/.exec(output);
+      // The banner ends with the Claude Code line: wait for all of it.
+      if (match && output.includes("claude mcp add")) resolvePromise({ child, url: match[1]!, output: () => output });
+    });
+    child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    child.once("exit", (code) => reject(new Error(`local server exited with ${code}: ${output}`)));
+  });
+}
+
+function stop(child: ChildProcess): Promise<number | null> {
+  return new Promise((resolvePromise) => {
+    child.once("exit", (code) => resolvePromise(code));
+    child.kill("SIGINT");
+  });
+}
+
+describe("npm start (local server with embedded Azurite)", () => {
+  test("prints the MCP URL and client configs, serves MCP, stops cleanly on Ctrl-C, and keeps data across restarts", async () => {
+    const ws = uniqueWorkspace("local");
+    const first = await startLocal();
+    expect(first.output()).toContain(`${first.url}/api/mcp`);
+    expect(first.output()).toContain('"type": "http"');
+    expect(first.output()).toContain("claude mcp add --transport http");
+    expect(first.output()).toMatch(/embedded Azurite/);
+
+    const client = await connectClient(first.url);
+    ok(await client.call("upsert_entity", { workspaceName: ws, name: "Persisted", entityType: "t", observations: ["survives restarts"] }));
+    await client.close();
+    expect(await stop(first.child)).toBe(0);
+    expect(existsSync(join(workdir, ".azurite"))).toBe(true);
+    // Nothing keeps listening once the process is gone: the embedded Azurite ran in-process.
+    await expect(fetch(`${first.url}/api/health`)).rejects.toThrow();
+
+    const second = await startLocal();
+    const again = await connectClient(second.url);
+    const graph = ok<{ entities: { name: string; observations: string[] }[] }>(await again.call("read_graph", { workspaceName: ws }));
+    expect(graph.entities).toEqual([expect.objectContaining({ name: "Persisted", observations: ["survives restarts"] })]);
+    await again.close();
+    expect(await stop(second.child)).toBe(0);
+  }, 120_000);
+});
