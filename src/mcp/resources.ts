@@ -14,6 +14,7 @@ import { ForbiddenError, MemoryError, ValidationError } from "../domain/errors.j
 import { authorize } from "./authorize.js";
 import type { MemoryService } from "../domain/memory.js";
 import { toGraphOutput } from "./graphShapes.js";
+import type { Toolsets } from "./tool.js";
 import { resolveWorkspace } from "./workspace.js";
 
 /**
@@ -43,7 +44,7 @@ const WORKSPACE_GRAPH_TEMPLATE: ResourceTemplate = {
 /** Reading a graph resource needs read access, like read_graph. */
 const READ_GRAPH = { name: "read_graph", annotations: { readOnlyHint: true } };
 
-export function registerResources(server: Server, context: { memory: MemoryService; principal: Principal; boundWorkspace?: string }): void {
+export function registerResources(server: Server, context: { memory: MemoryService; principal: Principal; toolsets: Toolsets; boundWorkspace?: string }): void {
   server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: context.boundWorkspace !== undefined ? [KNOWLEDGE_GRAPH] : [] }));
   server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: [WORKSPACE_GRAPH_TEMPLATE] }));
   server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
