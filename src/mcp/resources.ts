@@ -53,7 +53,7 @@ export function registerResources(server: Server, context: { memory: MemoryServi
     try {
       authorize(context.principal, workspace, READ_GRAPH);
       const graph = await context.memory.readGraph(workspace);
-      return { contents: [{ uri, mimeType: "application/json", text: JSON.stringify(toGraphOutput(workspace, graph)) }] };
+      return { contents: [{ uri, mimeType: "application/json", text: JSON.stringify(toGraphOutput(workspace, graph, "full", context.toolsets.has("tags"))) }] };
     } catch (error) {
       // Resource reads have no tool-result form: a failure is a JSON-RPC error, with the same safe message.
       if (error instanceof ForbiddenError) throw new McpError(ErrorCode.InvalidParams, error.message);

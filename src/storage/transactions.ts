@@ -34,8 +34,13 @@ const keyOf = (action: TransactionAction): string => String(action[1].rowKey);
 const bytesOf = (action: TransactionAction): number => Buffer.byteLength(JSON.stringify(action[1]), "utf8");
 
 export function guardAction(workspace: string, entityId: string): TransactionAction {
+  return rowGuard(workspace, rowKey.entity(entityId));
+}
+
+/** A guard on any row (an entity's, or an observation's that a tag is hung on). */
+export function rowGuard(workspace: string, key: string): TransactionAction {
   // A merge with no properties and If-Match "*": it changes nothing but the row's ETag, and fails with 404 if the row is gone.
-  return ["update", { partitionKey: workspace, rowKey: rowKey.entity(entityId) }, "Merge"];
+  return ["update", { partitionKey: workspace, rowKey: key }, "Merge"];
 }
 
 /**
