@@ -512,6 +512,17 @@ describe("storage round trips", () => {
     expect(await requestsFor(async () => expect(await allTags(ws)).toHaveLength(21))).toBe(1);
   });
 
+  test("delete_observations: 1 range read + its transactions + 1 range read again, tag links and index rows included", async () => {
+    const ws = uniqueWorkspace();
+    const facts = Array.from({ length: 40 }, (_, i) => `o${i}`);
+    ok(await call(ws, "create_entities", { entities: [entity("E", facts)] }));
+    for (const fact of facts.slice(0, 20)) ok(await call(ws, "tag_observation", { entityName: "E", observationContent: fact, tagNames: ["a", "b"] }));
+    // 40 observation rows + 20 × 2 links + their 40 index rows = 120 rows: two transactions.
+    expect(await requestsFor(async () => ok(await call(ws, "delete_observations", { deletions: [{ entityName: "E", observations: facts }] })))).toBe(1 + 2 + 1);
+    expect(await checkedTagLinks(ws)).toEqual([]);
+    expect(await requestsFor(async () => ok(await call(ws, "delete_observations", { deletions: [{ entityName: "E", observations: facts }] })))).toBe(1);
+  });
+
   test("delete_entities keeps its budget with tags: 1 range read + 1 conditional delete + ⌈(rows - 1)/100⌉ transactions, index rows included", async () => {
     const ws = uniqueWorkspace();
     const others = Array.from({ length: 20 }, (_, i) => `P${i}`);
