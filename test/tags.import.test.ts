@@ -53,8 +53,8 @@ describe("importing tags", () => {
         tagsExisting: 1,
         tagLinksAdded: 5,
         missingTagTargets: [
-          { line: 10, entityName: "Ghost" },
-          { line: 11, entityName: "Bob", observation: "never said" },
+          { line: 10, entityName: "Ghost", missing: "entity" },
+          { line: 11, entityName: "Bob", observation: "never said", missing: "observation" },
         ],
       });
       expect(ok(await client.call("get_all_tags"))).toEqual({

@@ -39,7 +39,7 @@ export interface ImportReport {
   /** Tags put on an entity or observation that did not carry them. */
   tagLinksAdded: number;
   /** Taggings not applied because the entity, or the observation, is neither in the file nor in the workspace. */
-  missingTagTargets: { line: number; entityName: string; observation?: string }[];
+  missingTagTargets: { line: number; entityName: string; observation?: string; missing: "entity" | "observation" }[];
 }
 
 /** done/total count entities and relations of the file (after merging repeats). */
@@ -176,7 +176,9 @@ async function importTags(
     for (let start = 0; start < refs.length; start += LIMITS.tagsPerCall) {
       const change = await store.addTags(workspace, tagging.target, refs.slice(start, start + LIMITS.tagsPerCall));
       if (change.status !== "done") {
-        report.missingTagTargets.push({ line: tagging.line, entityName: tagging.entityName, ...(tagging.observation !== undefined ? { observation: tagging.observation } : {}) });
+        const { line, entityName, observation } = tagging;
+        const missing = change.status === "entity-missing" ? "entity" : "observation";
+        report.missingTagTargets.push({ line, entityName, ...(observation !== undefined ? { observation } : {}), missing });
         break;
       }
       report.tagLinksAdded += change.tags.length;
