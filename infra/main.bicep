@@ -108,6 +108,10 @@ param memoryEntraGrants array = []
 @description('MEMORY_ALLOWED_ORIGINS: browser origins allowed to call the MCP endpoint. Empty: requests that carry an Origin header are refused.')
 param memoryAllowedOrigins string = ''
 
+// ---- tool groups -------------------------------------------------------------------------
+
+@description('MEMORY_TOOLSETS: the tool groups a connection gets by default, comma-separated (core, graph, tags). Empty: every group. Clients narrow them with ?toolsets= on the MCP URL.')
+param memoryToolsets string = ''
 
 // ---- names --------------------------------------------------------------------
 
@@ -226,6 +230,7 @@ module api 'app/api.bicep' = {
     memoryEntraAudience: memoryEntraAudience
     memoryEntraGrants: string(memoryEntraGrants)
     memoryAllowedOrigins: memoryAllowedOrigins
+    memoryToolsets: memoryToolsets
   }
   // Grant data access before the app first starts, so its first requests are
   // not refused (role assignments can still take minutes to propagate).

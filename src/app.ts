@@ -4,6 +4,8 @@ import { readAuthSettings, type AuthSettings } from "./http/auth/settings.js";
 import { createHandler, type FetchHandler } from "./http/handler.js";
 import { tableReadiness } from "./http/readiness.js";
 import { loggingInstrument, type ToolCallLog } from "./mcp/instrument.js";
+import type { Toolsets } from "./mcp/tool.js";
+import { readDefaultToolsets } from "./mcp/toolsets.js";
 import { connectStorage, type StorageConnection } from "./storage/client.js";
 import { readStorageSettings } from "./storage/settings.js";
 import { TableGraphStore } from "./storage/tableGraphStore.js";
@@ -14,11 +16,14 @@ export interface App {
   storage: StorageConnection;
   memory: MemoryService;
   auth: AuthSettings;
+  toolsets: Toolsets;
 }
 
 export interface AppOptions {
   /** Authentication settings; read from the environment when not given (invalid ones throw here). */
   auth?: AuthSettings;
+  /** The default tool groups; read from MEMORY_TOOLSETS when not given (an unknown group throws here). */
+  toolsets?: Toolsets;
   /** Where per-call log lines go; by default one JSON line on stdout (captured by the Functions host). */
   log?: (entry: ToolCallLog) => void;
 }
@@ -29,6 +34,7 @@ export function createApp(
   options: AppOptions = {},
 ): App {
   const auth = options.auth ?? readAuthSettings();
+  const toolsets = options.toolsets ?? readDefaultToolsets();
   const memory = createMemory(storage);
   const instrument = loggingInstrument({
     countRequests: (work, tally) => storage.counter.run(work, tally),
@@ -39,9 +45,10 @@ export function createApp(
     readiness: tableReadiness(storage.probe),
     version: VERSION,
     instrument,
+    toolsets,
     auth: { settings: auth, authenticate: createAuthenticator(auth.mode) },
   });
-  return { handler, storage, memory, auth };
+  return { handler, storage, memory, auth, toolsets };
 }
 
 /** The domain over Table Storage: what the HTTP doors and the CLI share. */

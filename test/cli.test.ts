@@ -145,7 +145,7 @@ describe("import and export", () => {
       "",
       JSON.stringify(entity("B", "t", ["x".repeat(32_769)])),
       JSON.stringify(relation("A", "Ghost", "knows")),
-      JSON.stringify({ type: "tag", name: "later" }),
+      JSON.stringify({ type: "comment", text: "a type a later version may add" }),
       JSON.stringify(relation("A", "A", "self")),
       JSON.stringify([1, 2]),
     ].join("\r\n");
@@ -155,7 +155,7 @@ describe("import and export", () => {
     expect(result.stderr).toMatch(/^line 3: an entity needs a string name and entityType/m);
     expect(result.stderr).toMatch(/^line 5: entity\.observations\[0\] is 32769 characters/m);
     expect(result.stderr).toMatch(/^line 6: relation .*"Ghost".* not imported: 'Ghost' is in neither the file nor the workspace$/m);
-    expect(result.stderr).toMatch(/^line 7: type 'tag' is not imported; skipped$/m);
+    expect(result.stderr).toMatch(/^line 7: type 'comment' is not imported; skipped$/m);
     expect(result.stderr).toMatch(/^line 9: not a JSON object$/m);
     expect(result.stdout).toMatch(/5 line\(s\) not imported/);
     expect(await graphOf(ws)).toEqual({ entities: [{ name: "A", entityType: "t", observations: ["fine"] }], relations: [{ from: "A", to: "A", relationType: "self" }] });
@@ -179,6 +179,122 @@ describe("import and export", () => {
     expect(exported.code).toBe(0);
     expect(exported.stdout.split("\n").filter(Boolean)).toHaveLength(6);
   });
+});
+
+describe("tags in import and export", () => {
+  const tag = (name: string, category = "", description = "") => ({ type: "tag", name, category, description });
+  const TAGGED = jsonl(
+    entity("Alice", "person", ["likes tea", "line one\nline two"]),
+    entity("Bob", "person", []),
+    relation("Alice", "Bob", "knows"),
+    tag("vip", "priority", "Answer first."),
+    tag("unused"),
+    { type: "entity_tags", entityName: "Alice", tagNames: ["vip", "team-a"] },
+    { type: "observation_tags", entityName: "Alice", observation: "line one\nline two", tagNames: ["confidence:low"] },
+    { type: "entity_tags", entityName: "Bob", tagNames: ["team-a"] },
+  );
+
+  async function tagsOf(ws: string) {
+    const client = await connectClient(server.url, `/api/workspaces/${ws}/mcp`);
+    try {
+      return {
+        tags: ok<{ tags: unknown[] }>(await client.call("get_all_tags")).tags,
+        entities: ok<{ entities: unknown[] }>(await client.call("open_nodes", { names: ["Alice", "Bob"] })).entities,
+      };
+    } finally {
+      await client.close();
+    }
+  }
+
+  test("tags survive import -> export -> import; the export keeps them in lines of their own, which server-memory skips", async () => {
+    const [first, second] = [uniqueWorkspace("tags-a"), uniqueWorkspace("tags-b")];
+    const imported = await runCliCaptured(["import", "-w", first, await file("tagged.jsonl", TAGGED)]);
+    expect(imported).toMatchObject({ code: 0 });
+    expect(imported.stdout).toMatch(/2 entities created .*, 1 relations created \(0 already there\), 2 tag definitions created \(0 already there\), 4 tags put on entities and observations\./);
+    const exported = join(folder, "tagged-export.jsonl");
+    expect((await runCliCaptured(["export", "-w", first, exported])).code).toBe(0);
+    expect((await runCliCaptured(["import", "-w", second, exported])).code).toBe(0);
+    const again = join(folder, "tagged-export-again.jsonl");
+    expect((await runCliCaptured(["export", "-w", second, again])).code).toBe(0);
+
+    const expected = {
+      tags: [
+        { name: "confidence:low", category: "", description: "" },
+        { name: "team-a", category: "", description: "" },
+        { name: "unused", category: "", description: "" },
+        { name: "vip", category: "priority", description: "Answer first." },
+      ],
+      entities: [
+        { name: "Alice", entityType: "person", observations: ["likes tea", "line one\nline two"], tags: ["team-a", "vip"], observationTags: { "line one\nline two": ["confidence:low"] } },
+        { name: "Bob", entityType: "person", observations: [], tags: ["team-a"] },
+      ],
+    };
+    expect(await tagsOf(first)).toEqual(expected);
+    expect(await tagsOf(second)).toEqual(expected);
+    const lines = async (path: string) => (await readFile(path, "utf8")).split("\n").filter(Boolean);
+    expect((await lines(again)).sort()).toEqual((await lines(exported)).sort());
+    // Entity lines first, then relations, then tag lines.
+    expect((await lines(exported)).map((line) => (JSON.parse(line) as { type: string }).type)).toEqual([
+      "entity", "entity", "relation", "tag", "tag", "tag", "tag", "entity_tags", "observation_tags", "entity_tags",
+    ]);
+
+    const theirs = await startServerMemory();
+    try {
+      await writeFile(theirs.file, await readFile(exported, "utf8"));
+      expect(sortGraph(ok<Graph>(await theirs.call("read_graph")))).toEqual({
+        entities: [
+          { name: "Alice", entityType: "person", observations: ["likes tea", "line one\nline two"] },
+          { name: "Bob", entityType: "person", observations: [] },
+        ],
+        relations: [{ from: "Alice", to: "Bob", relationType: "knows" }],
+      });
+    } finally {
+      await theirs.close();
+    }
+  });
+
+  test("importing tags twice writes nothing the second time", async () => {
+    const ws = uniqueWorkspace("tags-idem");
+    const source = await file("tagged-idem.jsonl", TAGGED);
+    expect((await runCliCaptured(["import", "-w", ws, source])).code).toBe(0);
+    const before = await rows(ws);
+    const again = await runCliCaptured(["import", "-w", ws, source]);
+    expect(again.stdout).toMatch(/0 tag definitions created \(2 already there\), 0 tags put on entities and observations\./);
+    expect(await rows(ws)).toEqual(before);
+  });
+
+  test("bad tag lines are reported by number, and so are tags for entities or observations that do not exist; exit code 1", async () => {
+    const ws = uniqueWorkspace("tags-bad");
+    const text = jsonl(
+      entity("A", "t", ["fact"]),
+      { type: "tag", category: "no name" },
+      { type: "entity_tags", entityName: "A", tagNames: "vip" },
+      { type: "observation_tags", entityName: "A", tagNames: ["x"] },
+      { type: "entity_tags", entityName: "Ghost", tagNames: ["vip"] },
+      { type: "observation_tags", entityName: "A", observation: "never said", tagNames: ["vip"] },
+      { type: "entity_tags", entityName: "A", tagNames: ["x".repeat(257)] },
+      { type: "observation_tags", entityName: "A", observation: "fact", tagNames: ["ok"] },
+    );
+    const result = await runCliCaptured(["import", "-w", ws, await file("tags-bad.jsonl", text)]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^line 2: a tag needs a string name/m);
+    expect(result.stderr).toMatch(/^line 3: entity_tags needs a string entityName, and tagNames as an array of strings$/m);
+    expect(result.stderr).toMatch(/^line 4: observation_tags needs a string entityName and observation/m);
+    expect(result.stderr).toMatch(/^line 5: tags for entity 'Ghost' not imported: 'Ghost' is in neither the file nor the workspace$/m);
+    expect(result.stderr).toMatch(/^line 6: tags for observation "never said" of 'A' not imported: the entity has no such observation$/m);
+    expect(result.stderr).toMatch(/^line 7: entity_tags\.tagNames\[0\] is 257 characters/m);
+    expect(result.stdout).toMatch(/6 line\(s\) not imported/);
+    expect((await tagsOfA(ws))).toEqual({ name: "A", entityType: "t", observations: ["fact"], observationTags: { fact: ["ok"] } });
+  });
+
+  async function tagsOfA(ws: string) {
+    const client = await connectClient(server.url, `/api/workspaces/${ws}/mcp`);
+    try {
+      return ok<{ entities: unknown[] }>(await client.call("open_nodes", { names: ["A"] })).entities[0];
+    } finally {
+      await client.close();
+    }
+  }
 });
 
 describe("a bulk import", () => {

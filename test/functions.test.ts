@@ -80,6 +80,13 @@ describe("Azure Functions triggers", () => {
     expect(names).toEqual(expect.arrayContaining(["upsert_entity", "upsert_relation", "get_entity_relations", "read_graph"]));
   });
 
+  test("?toolsets= on the URL reaches the handler through the Functions door", async () => {
+    const response = await invoke("mcp", { method: "POST", path: "/api/mcp?toolsets=core", body: rpc(4, "tools/list", {}) });
+    const names = JSON.parse(response.body).result.tools.map((t: { name: string }) => t.name);
+    expect(names.sort()).toEqual(["get_entity_relations", "read_graph", "upsert_entity", "upsert_relation"]);
+    expect((await invoke("mcp", { method: "POST", path: "/api/mcp?toolsets=nope", body: rpc(5, "tools/list", {}) })).status).toBe(400);
+  });
+
   test("GET on the MCP route is 405 with Allow: POST", async () => {
     const response = await invoke("mcp", { method: "GET", path: "/api/mcp" });
     expect(response.status).toBe(405);

@@ -442,8 +442,10 @@ describe("resources", () => {
   });
 });
 
-test("tools/list shows the graph tools with their annotations and exact output schemas", async () => {
-  const { tools } = await mcp.client.listTools();
+test("tools/list shows the graph tools with their annotations and exact output schemas (without the tags group)", async () => {
+  const plain = await connectClient(server.url, "/api/mcp?toolsets=core,graph");
+  const { tools } = await plain.client.listTools();
+  await plain.close();
   const names = tools.map((tool) => tool.name);
   expect(names).toEqual(
     expect.arrayContaining(["create_entities", "create_relations", "add_observations", "delete_entities", "delete_observations", "delete_relations", "search_nodes", "open_nodes"]),

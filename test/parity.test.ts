@@ -25,12 +25,14 @@ afterAll(async () => {
 const PARITY_TOOLS = ["create_entities", "create_relations", "add_observations", "delete_entities", "delete_observations", "delete_relations", "read_graph", "search_nodes", "open_nodes"];
 /** Our additions to the official input schemas. */
 const EXTRA_INPUTS: Record<string, string[]> = { search_nodes: ["limit"] };
+/** With the tags group, our only additions to the official output schemas: optional tag fields on each entity. */
+const TAG_OUTPUTS: Record<string, string[]> = { search_nodes: ["tags", "observationTags"], open_nodes: ["tags", "observationTags"] };
 
 describe("tools/list", () => {
-  test("each official tool is listed with the same title, description, input and output schemas, and annotations", async () => {
+  test("without the tags group, each official tool is listed with the same title, description, input and output schemas, and annotations", async () => {
     const ws = uniqueWorkspace();
-    const bound = await connectClient(server.url, `/api/workspaces/${ws}/mcp`);
-    const unbound = await connectClient(server.url);
+    const bound = await connectClient(server.url, `/api/workspaces/${ws}/mcp?toolsets=core,graph`);
+    const unbound = await connectClient(server.url, "/api/mcp?toolsets=core,graph");
     try {
     const theirs = new Map((await official.client.listTools()).tools.map((tool) => [tool.name, tool]));
     const ours = new Map((await bound.client.listTools()).tools.map((tool) => [tool.name, tool]));
@@ -49,6 +51,30 @@ describe("tools/list", () => {
     expect(ours.get("read_graph")!.annotations).toEqual(theirs.get("read_graph")!.annotations);
     } finally {
       await Promise.all([bound.close(), unbound.close()]);
+    }
+  });
+
+  test("with the tags group (the default), search_nodes and open_nodes only add optional tag fields to each entity of their output", async () => {
+    const bound = await connectClient(server.url, `/api/workspaces/${uniqueWorkspace()}/mcp`);
+    const plain = await connectClient(server.url, `/api/workspaces/${uniqueWorkspace()}/mcp?toolsets=core,graph`);
+    try {
+      const ours = new Map((await bound.client.listTools()).tools.map((tool) => [tool.name, tool]));
+      const withoutTags = new Map((await plain.client.listTools()).tools.map((tool) => [tool.name, tool]));
+      for (const name of PARITY_TOOLS) {
+        const our = ours.get(name)!;
+        const added = TAG_OUTPUTS[name] ?? [];
+        const entity = (our.outputSchema?.properties?.entities as { items: Tool["inputSchema"] } | undefined)?.items;
+        if (added.length > 0) {
+          expect(Object.keys(entity!.properties ?? {})).toEqual(expect.arrayContaining(added));
+          for (const field of added) expect(entity!.required).not.toContain(field);
+          const stripped = { ...our.outputSchema!, properties: { ...our.outputSchema!.properties, entities: { items: withoutProperties(entity!, added), type: "array" } } };
+          expect({ ...our, outputSchema: stripped }).toEqual(withoutTags.get(name));
+        } else if (name !== "read_graph") {
+          expect(our).toEqual(withoutTags.get(name));
+        }
+      }
+    } finally {
+      await Promise.all([bound.close(), plain.close()]);
     }
   });
 });

@@ -19,7 +19,7 @@
 //   MEMORY_STORAGE_TABLE_ENDPOINT, MEMORY_TABLE_NAME, AZURE_CLIENT_ID
 //       the app (design §5): table endpoint + DefaultAzureCredential, with
 //       AZURE_CLIENT_ID selecting the user-assigned identity.
-//   MEMORY_AUTH, MEMORY_API_KEYS, MEMORY_ENTRA_*, MEMORY_ALLOWED_ORIGINS
+//   MEMORY_AUTH, MEMORY_API_KEYS, MEMORY_ENTRA_*, MEMORY_ALLOWED_ORIGINS, MEMORY_TOOLSETS
 //       the app: authentication and tool groups. An empty value means "unset".
 // Flex Consumption rejects FUNCTIONS_WORKER_RUNTIME, FUNCTIONS_EXTENSION_VERSION
 // and WEBSITE_RUN_FROM_PACKAGE; the runtime is set in functionAppConfig instead.
@@ -53,6 +53,8 @@ param memoryEntraTenantId string
 param memoryEntraAudience string
 param memoryEntraGrants string
 param memoryAllowedOrigins string
+@description('MEMORY_TOOLSETS: default tool groups, comma-separated. Empty: every group.')
+param memoryToolsets string
 
 resource applicationInsights 'Microsoft.Insights/components@2020-02-02' existing = {
   name: applicationInsightsName
@@ -73,6 +75,7 @@ var appSettings = {
   MEMORY_ENTRA_AUDIENCE: memoryEntraAudience
   MEMORY_ENTRA_GRANTS: memoryEntraGrants
   MEMORY_ALLOWED_ORIGINS: memoryAllowedOrigins
+  MEMORY_TOOLSETS: memoryToolsets
 }
 
 resource plan 'Microsoft.Web/serverfarms@2024-04-01' = {

@@ -5,14 +5,15 @@ import type { Writable } from "node:stream";
 import { finished } from "node:stream/promises";
 import { workspaceAndFiles } from "./args.js";
 import { withMemory, type Command } from "./command.js";
-import { entityLine, relationLine } from "./memoryFile.js";
+import { entityLine, relationLine, taggingLine, tagLine } from "./memoryFile.js";
 
 /** Entities read per page: bounded memory however large the workspace. */
 const PAGE = 1000;
 
 /**
  * `central-memory export --workspace W [FILE]`: writes W as JSONL the official memory server loads
- * (to stdout without FILE). Entities first, then relations, as that server writes its file.
+ * (to stdout without FILE). Entities first, then relations, as that server writes its file; then the
+ * tags (definitions, then what carries them), in lines of their own type, which that server skips.
  */
 export const exportCommand: Command = {
   name: "export",
@@ -24,27 +25,35 @@ export const exportCommand: Command = {
     const out = file ? createWriteStream(file, "utf8") : io.stdout;
     const counts = await withMemory(io, async (memory, storageRequests) => {
       const before = storageRequests();
-      // Relations are held back (they are small) so that all entity lines come first.
+      // Relations and tag lines are held back (they are small) so that all entity lines come first.
       const relations: string[] = [];
+      const taggings: string[] = [];
       let entities = 0;
       let cursor: string | undefined;
       do {
         const page = await memory.readGraph(workspace, { limit: PAGE, ...(cursor ? { cursor } : {}) });
-        for (const entity of page.entities) await writeLine(out, entityLine(entity));
+        for (const entity of page.entities) {
+          await writeLine(out, entityLine(entity));
+          if (entity.tags.length > 0) taggings.push(taggingLine(entity.name, undefined, entity.tags));
+          for (const [observation, tagNames] of entity.observationTags) taggings.push(taggingLine(entity.name, observation, tagNames));
+        }
         relations.push(...page.relations.map((r) => relationLine({ from: r.fromName, to: r.toName, relationType: r.relationType })));
         entities += page.entities.length;
         cursor = page.cursor;
       } while (cursor);
       for (const line of relations) await writeLine(out, line);
-      return { entities, relations: relations.length, requests: storageRequests() - before };
+      const tags = await memory.tags.allTags(workspace);
+      for (const tag of tags) await writeLine(out, tagLine(tag));
+      for (const line of taggings) await writeLine(out, line);
+      return { entities, relations: relations.length, tags: tags.length, requests: storageRequests() - before };
     });
     if (file) {
       out.end();
       await finished(out);
     }
     io.stderr.write(
-      `Exported ${counts.entities} entities and ${counts.relations} relations from workspace '${workspace}'${file ? ` to ${file}` : ""}` +
-        ` (${counts.requests} storage requests).\n`,
+      `Exported ${counts.entities} entities, ${counts.relations} relations and ${counts.tags} tags from workspace '${workspace}'` +
+        `${file ? ` to ${file}` : ""} (${counts.requests} storage requests).\n`,
     );
     return 0;
   },

@@ -19,7 +19,7 @@ export const importCommand: Command = {
   async run(args, io) {
     const { workspace, files } = workspaceAndFiles(args, { min: 1, max: 1 });
     const file = resolve(io.cwd, files[0]!);
-    const input: ImportInput = { entities: [], relations: [] };
+    const input: Required<ImportInput> = { entities: [], relations: [], tags: [], taggings: [] };
     const failures: string[] = [];
     const fail = (message: string) => {
       failures.push(message);
@@ -31,6 +31,8 @@ export const importCommand: Command = {
       const parsed = parseLine(lineNumber === 1 ? raw.replace(/^\uFEFF/, "") : raw, lineNumber);
       if (parsed.kind === "entity") input.entities.push(parsed.item);
       else if (parsed.kind === "relation") input.relations.push(parsed.item);
+      else if (parsed.kind === "tag") input.tags.push(parsed.item);
+      else if (parsed.kind === "tagging") input.taggings.push(parsed.item);
       else if (parsed.kind === "malformed") fail(`line ${lineNumber}: ${parsed.reason}`);
       else if (parsed.kind === "other") io.stderr.write(`line ${lineNumber}: type '${parsed.type}' is not imported; skipped\n`);
     }
@@ -47,11 +49,17 @@ export const importCommand: Command = {
       const names = missing.map((name) => `'${name}'`).join(" and ");
       fail(`line ${line}: relation ${JSON.stringify(relation)} not imported: ${names} ${missing.length > 1 ? "are" : "is"} in neither the file nor the workspace`);
     }
-    const items = input.entities.length + input.relations.length;
+    for (const { line, entityName, observation, missing } of report.missingTagTargets) {
+      const target = observation === undefined ? `entity '${entityName}'` : `observation ${JSON.stringify(observation)} of '${entityName}'`;
+      const where = missing === "entity" ? `'${entityName}' is in neither the file nor the workspace` : "the entity has no such observation";
+      fail(`line ${line}: tags for ${target} not imported: ${where}`);
+    }
+    const items = input.entities.length + input.relations.length + input.tags.length + input.taggings.length;
     io.stdout.write(
       `Imported ${file} into workspace '${workspace}': ` +
         `${report.entitiesCreated} entities created (${report.entitiesExisting} already there), ${report.observationsAdded} observations added, ` +
-        `${report.relationsCreated} relations created (${report.relationsExisting} already there).\n` +
+        `${report.relationsCreated} relations created (${report.relationsExisting} already there), ` +
+        `${report.tagsCreated} tag definitions created (${report.tagsExisting} already there), ${report.tagLinksAdded} tags put on entities and observations.\n` +
         `${items} items in ${seconds.toFixed(1)} s (${Math.round(items / Math.max(seconds, 0.001))} items/s), ${requests} storage requests.\n`,
     );
     if (failures.length > 0) io.stdout.write(`${failures.length} line(s) not imported; see above.\n`);

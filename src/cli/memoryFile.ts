@@ -1,14 +1,22 @@
-import type { Located } from "../domain/importGraph.js";
+import { checkTagInput, checkTaggingInput, type Located, type TaggingInput } from "../domain/importGraph.js";
+import type { TagDefinition } from "../domain/model.js";
 import { checkEntityInput, checkRelationInput, type EntityInput, type RelationInput } from "../domain/validation.js";
 
 /**
  * The official memory server's file format (memory.jsonl; the legacy memory.json is the same): one
  * JSON object per line, `{"type":"entity","name","entityType","observations"}` or
  * `{"type":"relation","from","to","relationType"}`. Blank lines are ignored, as it ignores them.
+ *
+ * Tags have lines of their own, which that server skips (it reads only entity and relation lines), so
+ * an export stays loadable there: `{"type":"tag","name","category","description"}` defines a tag,
+ * `{"type":"entity_tags","entityName","tagNames"}` tags an entity, and
+ * `{"type":"observation_tags","entityName","observation","tagNames"}` one of its observations.
  */
 export type ParsedLine =
   | { kind: "entity"; item: Located<EntityInput> }
   | { kind: "relation"; item: Located<RelationInput> }
+  | { kind: "tag"; item: Located<TagDefinition> }
+  | { kind: "tagging"; item: Located<TaggingInput> }
   | { kind: "blank" }
   /** A line of another type (later versions add some); server-memory ignores these too. */
   | { kind: "other"; type: string }
@@ -42,6 +50,26 @@ export function parseLine(text: string, line: number): ParsedLine {
       checkRelationInput(item, "relation");
       return { kind: "relation", item };
     }
+    if (record.type === "tag") {
+      const { name, category = "", description = "" } = record;
+      if (typeof name !== "string" || typeof category !== "string" || typeof description !== "string") {
+        return { kind: "malformed", reason: "a tag needs a string name, and category and description (when given) as strings" };
+      }
+      const item = { name, category, description, line };
+      checkTagInput(item, "tag");
+      return { kind: "tag", item };
+    }
+    if (record.type === "entity_tags" || record.type === "observation_tags") {
+      const onObservation = record.type === "observation_tags";
+      const { entityName, observation, tagNames } = record;
+      if (typeof entityName !== "string" || !isStringArray(tagNames) || (onObservation && typeof observation !== "string")) {
+        const needs = onObservation ? "a string entityName and observation" : "a string entityName";
+        return { kind: "malformed", reason: `${record.type} needs ${needs}, and tagNames as an array of strings` };
+      }
+      const item = { entityName, tagNames, ...(onObservation ? { observation: observation as string } : {}), line };
+      checkTaggingInput(item, record.type);
+      return { kind: "tagging", item };
+    }
   } catch (error) {
     return { kind: "malformed", reason: error instanceof Error ? error.message : String(error) };
   }
@@ -54,6 +82,17 @@ export function entityLine(entity: EntityInput): string {
 
 export function relationLine(relation: RelationInput): string {
   return JSON.stringify({ type: "relation", from: relation.from, to: relation.to, relationType: relation.relationType });
+}
+
+export function tagLine(tag: TagDefinition): string {
+  return JSON.stringify({ type: "tag", name: tag.name, category: tag.category, description: tag.description });
+}
+
+/** The tags of an entity (no observation) or of one of its observations. */
+export function taggingLine(entityName: string, observation: string | undefined, tagNames: readonly string[]): string {
+  return observation === undefined
+    ? JSON.stringify({ type: "entity_tags", entityName, tagNames })
+    : JSON.stringify({ type: "observation_tags", entityName, observation, tagNames });
 }
 
 function isStringArray(value: unknown): value is string[] {

@@ -19,6 +19,11 @@ export function relationId(workspaceName: string, fromId: string, relationType: 
   return uuidv5(`relation:${fromId}\n${relationType}\n${toId}`, workspaceNamespace(workspaceName));
 }
 
+/** A tag of a workspace: its name, matched exactly, decides its id (as an entity's does). */
+export function tagId(workspaceName: string, name: string): string {
+  return uuidv5(`tag:${name}`, workspaceNamespace(workspaceName));
+}
+
 export function observationId(entityIdValue: string, content: string): string {
   return uuidv5(`observation:${content}`, entityIdValue);
 }

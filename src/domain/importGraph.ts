@@ -1,13 +1,27 @@
-import { entityId, relationIds, relationWrite } from "./ids.js";
-import type { GraphStore, NewEntity, ObservationChange, RelationWrite } from "./store.js";
-import { checkEntityInput, checkRelationInput, type EntityInput, type RelationInput } from "./validation.js";
+import { forEachLimited } from "./concurrency.js";
+import { entityId, observationId, relationIds, relationWrite, tagId } from "./ids.js";
+import { LIMITS } from "./limits.js";
+import type { TagDefinition } from "./model.js";
+import type { GraphStore, NewEntity, ObservationChange, RelationWrite, TagStore, TagTarget } from "./store.js";
+import { checkEntityInput, checkEntityName, checkObservation, checkRelationInput, checkTagName, checkText, type EntityInput, type RelationInput } from "./validation.js";
 
 /** An item of an import file, with the line it came from (for reports). */
 export type Located<T> = T & { line: number };
 
+/** Tags on an entity, or on one of its observations (named by its exact text). */
+export interface TaggingInput {
+  entityName: string;
+  observation?: string;
+  tagNames: string[];
+}
+
 export interface ImportInput {
   entities: Located<EntityInput>[];
   relations: Located<RelationInput>[];
+  /** Tag definitions: created when the workspace lacks them; a tag it has keeps its category and description. */
+  tags?: Located<TagDefinition>[];
+  /** Tags to put on entities and observations (after the entities and observations are in). */
+  taggings?: Located<TaggingInput>[];
 }
 
 export interface ImportReport {
@@ -19,6 +33,13 @@ export interface ImportReport {
   relationsExisting: number;
   /** Relations not written because an endpoint is neither in the file nor in the workspace. */
   missingEndpoints: { line: number; relation: RelationInput; missing: string[] }[];
+  tagsCreated: number;
+  /** Tag definitions the workspace had already (they keep their category and description). */
+  tagsExisting: number;
+  /** Tags put on an entity or observation that did not carry them. */
+  tagLinksAdded: number;
+  /** Taggings not applied because the entity, or the observation, is neither in the file nor in the workspace. */
+  missingTagTargets: { line: number; entityName: string; observation?: string; missing: "entity" | "observation" }[];
 }
 
 /** done/total count entities and relations of the file (after merging repeats). */
@@ -37,9 +58,13 @@ export async function importGraph(store: GraphStore, workspace: string, input: I
   // The caller reports bad lines and leaves them out; this only guards the rule.
   input.entities.forEach((entity) => checkEntityInput(entity, `line ${entity.line}`));
   input.relations.forEach((relation) => checkRelationInput(relation, `line ${relation.line}`));
+  (input.tags ?? []).forEach((tag) => checkTagInput(tag, `line ${tag.line}`));
+  (input.taggings ?? []).forEach((tagging) => checkTaggingInput(tagging, `line ${tagging.line}`));
   const entities = mergeEntities(workspace, input.entities);
   const relations = [...new Map(input.relations.map((relation) => [relationIds(workspace, relation).id, relation])).values()];
-  const total = entities.length + relations.length;
+  const tags = [...new Map((input.tags ?? []).map((tag) => [tag.name, tag])).values()];
+  const taggings = mergeTaggings(workspace, input.taggings ?? []);
+  const total = entities.length + relations.length + tags.length + taggings.length;
   let done = 0;
   const progress = (settled: number) => {
     done += settled;
@@ -80,6 +105,10 @@ export async function importGraph(store: GraphStore, workspace: string, input: I
     relationsCreated: 0,
     relationsExisting: 0,
     missingEndpoints: [],
+    tagsCreated: 0,
+    tagsExisting: 0,
+    tagLinksAdded: 0,
+    missingTagTargets: [],
   };
   const candidates: { write: RelationWrite; source: Located<RelationInput> }[] = [];
   for (const relation of relations) {
@@ -110,7 +139,81 @@ export async function importGraph(store: GraphStore, workspace: string, input: I
   }
   report.relationsCreated = outcome.created.length;
   report.missingEndpoints.sort((a, b) => a.line - b.line);
+  await importTags(store.tags, workspace, tags, taggings, report, progress);
   return report;
+}
+
+/** Taggings in flight at once (each is one read and at most one transaction per 32 tags). */
+const TAGGINGS_IN_FLIGHT = 8;
+
+/**
+ * Tags last, once the entities and observations they go on are in: definitions the workspace lacks
+ * are created (one listing tells which), then each target gets the tags it does not carry yet. So a
+ * second run writes nothing.
+ */
+async function importTags(
+  store: TagStore,
+  workspace: string,
+  tags: readonly Located<TagDefinition>[],
+  taggings: readonly MergedTagging[],
+  report: ImportReport,
+  progress: (settled: number) => void,
+): Promise<void> {
+  if (tags.length > 0) {
+    const stored = new Set((await store.listTags(workspace)).map((tag) => tag.name));
+    const fresh = tags.filter((tag) => !stored.has(tag.name));
+    report.tagsExisting = tags.length - fresh.length;
+    progress(tags.length - fresh.length);
+    await forEachLimited(fresh, TAGGINGS_IN_FLIGHT, async (tag) => {
+      const { created } = await store.defineTag(workspace, { id: tagId(workspace, tag.name), name: tag.name, category: tag.category, description: tag.description });
+      if (created) report.tagsCreated += 1;
+      else report.tagsExisting += 1; // defined concurrently meanwhile
+      progress(1);
+    });
+  }
+  await forEachLimited(taggings, TAGGINGS_IN_FLIGHT, async (tagging) => {
+    const refs = tagging.tagNames.map((name) => ({ id: tagId(workspace, name), name }));
+    for (let start = 0; start < refs.length; start += LIMITS.tagsPerCall) {
+      const change = await store.addTags(workspace, tagging.target, refs.slice(start, start + LIMITS.tagsPerCall));
+      if (change.status !== "done") {
+        const { line, entityName, observation } = tagging;
+        const missing = change.status === "entity-missing" ? "entity" : "observation";
+        report.missingTagTargets.push({ line, entityName, ...(observation !== undefined ? { observation } : {}), missing });
+        break;
+      }
+      report.tagLinksAdded += change.tags.length;
+    }
+    progress(1);
+  });
+  report.missingTagTargets.sort((a, b) => a.line - b.line);
+}
+
+type MergedTagging = Located<TaggingInput> & { target: TagTarget };
+
+/** Lines naming the same entity (or observation) are one tagging: every tag once, in file order, reported at the first line. */
+function mergeTaggings(workspace: string, taggings: readonly Located<TaggingInput>[]): MergedTagging[] {
+  const merged = new Map<string, MergedTagging>();
+  for (const tagging of taggings) {
+    const id = entityId(workspace, tagging.entityName);
+    const target: TagTarget = tagging.observation === undefined ? { entityId: id } : { entityId: id, observationId: observationId(id, tagging.observation) };
+    const key = `${target.entityId}/${target.observationId ?? ""}`;
+    const known = merged.get(key);
+    if (known) known.tagNames = [...new Set([...known.tagNames, ...tagging.tagNames])];
+    else merged.set(key, { ...tagging, tagNames: [...new Set(tagging.tagNames)], target });
+  }
+  return [...merged.values()];
+}
+
+export function checkTagInput(tag: TagDefinition, where: string): void {
+  checkTagName(tag.name, `${where}.name`);
+  checkText(tag.category, `${where}.category`, { max: LIMITS.tagCategory, allowEmpty: true });
+  checkText(tag.description, `${where}.description`, { max: LIMITS.tagDescription, allowEmpty: true });
+}
+
+export function checkTaggingInput(tagging: TaggingInput, where: string): void {
+  checkEntityName(tagging.entityName, `${where}.entityName`);
+  if (tagging.observation !== undefined) checkObservation(tagging.observation, `${where}.observation`);
+  tagging.tagNames.forEach((name, i) => checkTagName(name, `${where}.tagNames[${i}]`));
 }
 
 /** Lines naming the same entity are one entity: the first type, and every observation once, in file order. */

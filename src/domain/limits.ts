@@ -18,6 +18,15 @@ export const LIMITS = {
    * mistake reported as an internal failure) and the MCP SDK's, which then never answers the request.
    */
   metadataDepth: 32,
+  /** A tag's name is copied into every link and index row that carries it. */
+  tagName: 256,
+  tagCategory: 256,
+  tagDescription: 4096,
+  /**
+   * Tags one tag_entity or tag_observation call may add: each costs three operations (link, index row,
+   * definition) and two go to guards, so the call stays one transaction of at most 100.
+   */
+  tagsPerCall: 32,
   observationsPerCall: 1000,
   itemsPerCall: 1000,
   batchOperations: 100,

@@ -3,13 +3,15 @@ import { NotFoundError, ValidationError } from "./errors.js";
 import { entityId, isGuid, relationId, relationIds, relationWrite } from "./ids.js";
 import { LIMITS } from "./limits.js";
 import type { Direction, Entity, EntityNode, GraphPage, ReadMode, Relation } from "./model.js";
-import { byCreation } from "./order.js";
 import { topMatches } from "./search.js";
 import { importGraph, type ImportInput, type ImportProgress, type ImportReport } from "./importGraph.js";
 import type { EntitySummary, GraphStore } from "./store.js";
+import { subgraph } from "./subgraph.js";
+import { TagService } from "./tags.js";
 import {
   checkCount,
   checkEntityInput,
+  checkLimit,
   checkEntityName,
   checkObservation,
   checkRelationInput,
@@ -41,7 +43,12 @@ export interface UpsertRelationInput {
 
 /** The graph rules of one workspace-partitioned memory. Storage details stay behind GraphStore. */
 export class MemoryService {
-  constructor(private readonly store: GraphStore) {}
+  /** Tags of entities and observations. */
+  readonly tags: TagService;
+
+  constructor(private readonly store: GraphStore) {
+    this.tags = new TagService(store.tags);
+  }
 
   async upsertEntity(workspace: string, input: UpsertEntityInput) {
     const id = entityId(workspace, input.name);
@@ -239,19 +246,6 @@ export class MemoryService {
 }
 
 export const DEFAULT_SEARCH_LIMIT = 50;
-
-function checkLimit(limit: number, where: string): void {
-  if (!Number.isInteger(limit) || limit < 1 || limit > LIMITS.itemsPerCall) {
-    throw new ValidationError(`${where} must be a whole number from 1 to ${LIMITS.itemsPerCall}.`);
-  }
-}
-
-/** Entities in the order given, and the relations touching them, each once, oldest first. */
-function subgraph(nodes: readonly EntityNode[]): { entities: Entity[]; relations: Relation[] } {
-  const relations = new Map<string, Relation>();
-  for (const node of nodes) for (const relation of node.relations) relations.set(relation.id, relation);
-  return { entities: nodes.map((node) => node.entity), relations: [...relations.values()].sort(byCreation) };
-}
 
 /** The names (from those the caller gave) whose entity ids are in `ids`, each once, in the caller's order. */
 function namesOf(ids: readonly string[], names: readonly string[], workspace: string): string[] {

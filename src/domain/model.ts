@@ -7,6 +7,10 @@ export interface Entity {
   entityType: string;
   /** In the order they were first added. */
   observations: string[];
+  /** Names of the tags on the entity itself, sorted. */
+  tags: string[];
+  /** Tag names of each observation that has tags, by observation content; sorted. */
+  observationTags: ReadonlyMap<string, string[]>;
   metadata: Metadata;
   createdAt: string;
   updatedAt: string;
@@ -47,4 +51,17 @@ export type ReadMode = "full" | "names";
 export interface EntityNode {
   entity: Entity;
   relations: Relation[];
+}
+
+/** A tag of a workspace: its name, and what it means (both empty unless set with define_tag). */
+export interface TagDefinition {
+  name: string;
+  category: string;
+  description: string;
+}
+
+/** How many entities and observations carry a tag. */
+export interface TagUsage extends TagDefinition {
+  entities: number;
+  observations: number;
 }

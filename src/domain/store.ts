@@ -1,4 +1,4 @@
-import type { Direction, Entity, EntityNode, Metadata, ReadMode, Relation } from "./model.js";
+import type { Direction, Entity, EntityNode, Metadata, ReadMode, Relation, TagDefinition, TagUsage } from "./model.js";
 
 /** What an upsert writes to an entity. Absent fields keep their stored values. */
 export interface EntityWrite {
@@ -59,6 +59,51 @@ export interface StoredPage {
 
 /** Called as a bulk write commits, with how many of the given items were just settled (written or skipped). */
 export type Progress = (settled: number) => void;
+
+/** A tag by id (derived from its name) and name. */
+export interface TagRef {
+  id: string;
+  name: string;
+}
+
+/** What a tag is put on: an entity, or one of its observations. */
+export interface TagTarget {
+  entityId: string;
+  observationId?: string;
+}
+
+/** The tags a change actually added or removed, or why it could not run. */
+export type TagChange = { status: "done"; tags: string[] } | { status: "entity-missing" } | { status: "observation-missing" };
+
+/** The tag part of the storage port (see GraphStore). */
+export interface TagStore {
+  /**
+   * Puts the tags the target does not carry yet on it, and creates the definitions of tags new to the
+   * workspace (empty category and description). Returns the names added, in the order given.
+   */
+  addTags(workspace: string, target: TagTarget, tags: readonly TagRef[]): Promise<TagChange>;
+
+  /** Takes these tags off the target (its other tags, and the definitions, stay). Returns the names removed. */
+  removeTags(workspace: string, target: TagTarget, tags: readonly TagRef[]): Promise<TagChange>;
+
+  /**
+   * The entities carrying the tag, on themselves or on an observation: the first `limit` by name, each
+   * with everything attached, and how many there are in all.
+   */
+  entitiesByTag(workspace: string, tagId: string, limit: number): Promise<{ nodes: EntityNode[]; total: number }>;
+
+  /** Every tag definition of the workspace, in no particular order. */
+  listTags(workspace: string): Promise<TagDefinition[]>;
+
+  /** Creates the tag, or updates its category and description (an absent one keeps its stored value). */
+  defineTag(workspace: string, tag: TagRef & { category?: string; description?: string }): Promise<{ tag: TagDefinition; created: boolean }>;
+
+  /** Every defined tag with how many entities and observations carry it, in no particular order. */
+  tagUsage(workspace: string): Promise<TagUsage[]>;
+
+  /** Takes the tags off everything that carries them and deletes their definitions. Unknown tags are ignored. */
+  deleteTags(workspace: string, tags: readonly TagRef[]): Promise<{ deleted: string[]; entities: number; observations: number }>;
+}
 
 /**
  * The storage port. The domain states what must happen; an adapter decides how, and must keep
@@ -121,6 +166,9 @@ export interface GraphStore {
 
   /** Deletes relations with their edge rows; missing ones are ignored. */
   deleteRelations(workspace: string, relations: readonly RelationRef[]): Promise<void>;
+
+  /** Tags of entities and observations. Deleting an entity or an observation (above) also removes its tags. */
+  readonly tags: TagStore;
 }
 
-export type { Entity, Relation };
+export type { Entity, Relation, TagDefinition, TagUsage };

@@ -71,7 +71,15 @@ export function checkText(value: string, where: string, rule: { max: number; all
 export const checkEntityName = (value: string, where: string) => checkText(value, where, { max: LIMITS.entityName });
 export const checkEntityType = (value: string, where: string) => checkText(value, where, { max: LIMITS.entityType, allowEmpty: true });
 export const checkRelationType = (value: string, where: string) => checkText(value, where, { max: LIMITS.relationType });
+export const checkTagName = (value: string, where: string) => checkText(value, where, { max: LIMITS.tagName });
 export const checkObservation = (value: string, where: string) => checkText(value, where, { max: LIMITS.observation, allowEmpty: true });
+
+/** A page size or result limit: 1 to the per-call item limit. */
+export function checkLimit(limit: number, where: string): void {
+  if (!Number.isInteger(limit) || limit < 1 || limit > LIMITS.itemsPerCall) {
+    throw new ValidationError(`${where} must be a whole number from 1 to ${LIMITS.itemsPerCall}.`);
+  }
+}
 
 /** Bounds the work (and the transactions) a single call can ask for. */
 export function checkCount(items: readonly unknown[], where: string, max: number): void {

@@ -5,6 +5,8 @@ import type { MemoryService } from "../domain/memory.js";
 import { assertWorkspaceName } from "../domain/validation.js";
 import type { ToolInstrument } from "../mcp/instrument.js";
 import { createMcpServer } from "../mcp/server.js";
+import type { Toolsets } from "../mcp/tool.js";
+import { parseToolsets } from "../mcp/toolsets.js";
 import type { Authenticate } from "./auth/authenticate.js";
 import { bearerChallenge, METADATA_PREFIX, metadataDocument, resourceUrl } from "./auth/resourceMetadata.js";
 import type { AuthSettings } from "./auth/settings.js";
@@ -15,6 +17,8 @@ export interface HandlerDeps {
   readiness: ReadinessProbe;
   version: string;
   auth: { settings: AuthSettings; authenticate: Authenticate };
+  /** The tool groups a connection gets unless its URL names others with `?toolsets=`. */
+  toolsets: Toolsets;
   instrument?: ToolInstrument;
 }
 
@@ -67,13 +71,15 @@ async function mcp(request: Request, deps: HandlerDeps, path: string, rawWorkspa
   const { principal } = authentication;
 
   let boundWorkspace: string | undefined;
-  if (rawWorkspace !== undefined) {
-    try {
-      boundWorkspace = assertWorkspaceName(decodeURIComponent(rawWorkspace));
-    } catch (error) {
-      const message = error instanceof ValidationError ? error.message : "Invalid workspace name in the URL.";
-      return json(400, { success: false, error: "ValidationError", message });
-    }
+  let toolsets = deps.toolsets;
+  try {
+    if (rawWorkspace !== undefined) boundWorkspace = assertWorkspaceName(decodeURIComponent(rawWorkspace));
+    // The client's choice of groups for this connection replaces the server's default.
+    const chosen = new URL(request.url).searchParams.getAll("toolsets");
+    if (chosen.length > 0) toolsets = parseToolsets(chosen.join(","), "The toolsets URL parameter");
+  } catch (error) {
+    const message = error instanceof ValidationError ? error.message : "Invalid workspace name in the URL.";
+    return json(400, { success: false, error: "ValidationError", message });
   }
   const denied = forbidden(principal, boundWorkspace);
   if (denied) return json(403, { error: "Forbidden", message: denied });
@@ -82,6 +88,7 @@ async function mcp(request: Request, deps: HandlerDeps, path: string, rawWorkspa
     memory: deps.memory,
     version: deps.version,
     principal,
+    toolsets,
     ...(deps.instrument ? { instrument: deps.instrument } : {}),
     ...(boundWorkspace ? { boundWorkspace } : {}),
   });

@@ -1,6 +1,7 @@
 import { resolve } from "node:path";
 import { createApp, storageOptionsFromEnv } from "../app.js";
 import { isLoopbackHost, readAuthSettings, type AuthSettings } from "../http/auth/settings.js";
+import { describeToolsets } from "../mcp/toolsets.js";
 import { listen } from "./server.js";
 import { openLocalStorage } from "./storage.js";
 
@@ -24,6 +25,7 @@ async function main(): Promise<void> {
   console.log(`  MCP (any workspace):  ${server.url}/api/mcp`);
   console.log(`  MCP (one workspace):  ${server.url}/api/workspaces/<workspaceName>/mcp`);
   console.log(`  Health / readiness:   ${server.url}/api/health  ${server.url}/api/ready`);
+  console.log(`  Tool groups:          ${describeToolsets(app.toolsets)} (MEMORY_TOOLSETS; a client narrows them with ?toolsets=graph,tags)`);
   console.log(`\n${describeAuth(auth)}`);
   console.log(clientConfigs(`${server.url}/api/mcp`, auth));
 

@@ -22,8 +22,37 @@ export const officialRelation = z.object({
   relationType: z.string().describe("The type of the relation"),
 });
 
-/** What search_nodes and open_nodes return. */
+/** What search_nodes and open_nodes return (without the tags group). */
 export const officialGraph = { entities: z.array(officialEntity), relations: z.array(officialRelation) };
+
+/**
+ * Tags, added to an entity's shape on connections with the tags group. Observations stay strings, so
+ * a client that knows only the official shape reads them unchanged; their tags are a parallel map.
+ * Each field is present only when there is a tag to show.
+ */
+const tagFields = {
+  tags: z.array(z.string()).optional().describe("Tags on the entity itself, by name (present when it has any)."),
+  observationTags: z
+    .record(z.string(), z.array(z.string()))
+    .optional()
+    .describe("Tags of the observations that have any: observation content -> tag names (present when one has)."),
+};
+
+/** The official entity plus optional tags: what open_nodes, search_nodes and get_entities_by_tag return with the tags group. */
+export const taggedEntity = officialEntity.extend(tagFields);
+export const taggedGraph = { entities: z.array(taggedEntity), relations: z.array(officialRelation) };
+
+/** A tag as get_all_tags and define_tag return it. */
+export const tagDefinition = z.object({ name: z.string(), category: z.string(), description: z.string() });
+
+/** An entity's tag fields, each left out when empty. */
+export function tagFieldsOf(entity: Entity): { tags?: string[]; observationTags?: Record<string, string[]> } {
+  return {
+    ...(entity.tags.length > 0 ? { tags: entity.tags } : {}),
+    // fromEntries defines own properties, so any observation text (even "__proto__") is a plain key.
+    ...(entity.observationTags.size > 0 ? { observationTags: Object.fromEntries(entity.observationTags) } : {}),
+  };
+}
 
 /** What the official delete tools return. */
 export const officialStatus = { success: z.boolean(), message: z.string() };
@@ -43,8 +72,12 @@ export const toOfficialRelation = (relation: Relation): z.infer<typeof officialR
   relationType: relation.relationType,
 });
 
-export function toOfficialGraph(graph: { entities: Entity[]; relations: Relation[] }) {
-  return { entities: graph.entities.map(toOfficialEntity), relations: graph.relations.map(toOfficialRelation) };
+/** The official graph shape, with each entity's tags when `withTags` (the connection selected the tags group). */
+export function toOfficialGraph(graph: { entities: Entity[]; relations: Relation[] }, withTags = false): z.infer<z.ZodObject<typeof taggedGraph>> {
+  return {
+    entities: graph.entities.map((entity) => ({ ...toOfficialEntity(entity), ...(withTags ? tagFieldsOf(entity) : {}) })),
+    relations: graph.relations.map(toOfficialRelation),
+  };
 }
 
 /** read_graph's shape: a superset of the official one (ids, metadata) and of the Central-Memory API's. */
@@ -54,6 +87,7 @@ export const graphEntity = z.object({
   entityType: z.string(),
   observations: z.array(z.string()).optional().describe("In the order they were added. Absent in mode 'names'."),
   metadata: metadataOutput.optional().describe("Absent in mode 'names'."),
+  ...tagFields,
 });
 
 export const graphRelation = z.object({
@@ -73,7 +107,8 @@ export const graphOutput = {
   cursor: z.string().optional().describe("Present when more entities follow: pass it back as `cursor` for the next page."),
 };
 
-export function toGraphOutput(workspace: string, page: GraphPage, mode: "full" | "names" = "full"): z.infer<z.ZodObject<typeof graphOutput>> {
+/** read_graph's JSON; entities carry their tags when `withTags` (observation tags only in mode "full"). */
+export function toGraphOutput(workspace: string, page: GraphPage, mode: "full" | "names" = "full", withTags = false): z.infer<z.ZodObject<typeof graphOutput>> {
   const full = mode === "full";
   return {
     workspaceName: workspace,
@@ -82,6 +117,7 @@ export function toGraphOutput(workspace: string, page: GraphPage, mode: "full" |
       name: e.name,
       entityType: e.entityType,
       ...(full ? { observations: e.observations, metadata: e.metadata } : {}),
+      ...(withTags ? tagFieldsOf(e) : {}),
     })),
     relations: page.relations.map((r) => ({
       id: r.id,

@@ -14,6 +14,7 @@ import { ForbiddenError, MemoryError, ValidationError } from "../domain/errors.j
 import { authorize } from "./authorize.js";
 import type { MemoryService } from "../domain/memory.js";
 import { toGraphOutput } from "./graphShapes.js";
+import type { Toolsets } from "./tool.js";
 import { resolveWorkspace } from "./workspace.js";
 
 /**
@@ -43,7 +44,7 @@ const WORKSPACE_GRAPH_TEMPLATE: ResourceTemplate = {
 /** Reading a graph resource needs read access, like read_graph. */
 const READ_GRAPH = { name: "read_graph", annotations: { readOnlyHint: true } };
 
-export function registerResources(server: Server, context: { memory: MemoryService; principal: Principal; boundWorkspace?: string }): void {
+export function registerResources(server: Server, context: { memory: MemoryService; principal: Principal; toolsets: Toolsets; boundWorkspace?: string }): void {
   server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: context.boundWorkspace !== undefined ? [KNOWLEDGE_GRAPH] : [] }));
   server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: [WORKSPACE_GRAPH_TEMPLATE] }));
   server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
@@ -52,7 +53,7 @@ export function registerResources(server: Server, context: { memory: MemoryServi
     try {
       authorize(context.principal, workspace, READ_GRAPH);
       const graph = await context.memory.readGraph(workspace);
-      return { contents: [{ uri, mimeType: "application/json", text: JSON.stringify(toGraphOutput(workspace, graph)) }] };
+      return { contents: [{ uri, mimeType: "application/json", text: JSON.stringify(toGraphOutput(workspace, graph, "full", context.toolsets.has("tags"))) }] };
     } catch (error) {
       // Resource reads have no tool-result form: a failure is a JSON-RPC error, with the same safe message.
       if (error instanceof ForbiddenError) throw new McpError(ErrorCode.InvalidParams, error.message);

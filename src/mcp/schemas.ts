@@ -16,6 +16,14 @@ export const entityType = wellFormed(z.string().min(1).max(LIMITS.entityType)).d
 export const relationType = wellFormed(z.string().min(1).max(LIMITS.relationType)).describe("Relation type in active voice, e.g. works_on, depends_on.");
 export const observation = wellFormed(z.string().min(1).max(LIMITS.observation)).describe(`One fact, up to ${LIMITS.observation} characters.`);
 export const observations = z.array(observation).max(LIMITS.observationsPerCall);
+export const tagName = wellFormed(z.string().min(1).max(LIMITS.tagName)).describe("Tag name, matched exactly, e.g. high-priority, source:slack, confidence:low.");
+export const tagNames = z
+  .array(tagName)
+  .min(1)
+  .max(LIMITS.tagsPerCall)
+  .describe(`Tag names (1-${LIMITS.tagsPerCall}), matched exactly. Reuse names get_all_tags lists rather than inventing near-duplicates.`);
+export const tagCategory = wellFormed(z.string().max(LIMITS.tagCategory)).describe("A group of tags, e.g. priority, source, confidence.");
+export const tagDescription = wellFormed(z.string().max(LIMITS.tagDescription)).describe("What the tag means and when to use it.");
 export const entityId = z.string().describe("Entity id (GUID) as returned by upsert_entity.");
 export const metadataInput = z
   .union([z.record(z.string(), z.unknown()), z.string()])

@@ -15,8 +15,9 @@ import { registerResources } from "./resources.js";
 import { resolveWorkspace } from "./workspace.js";
 import { errorOutput, workspaceName as workspaceNameField } from "./schemas.js";
 import type { ToolInstrument } from "./instrument.js";
-import type { AnyTool } from "./tool.js";
+import type { AnyTool, Toolsets } from "./tool.js";
 import { ALL_TOOLS } from "./tools/index.js";
+import { ALL_TOOLSETS, describeToolsets } from "./toolsets.js";
 
 export const SERVER_NAME = "central-memory-mcp";
 
@@ -28,6 +29,8 @@ export interface McpContext {
   /** The authenticated caller. Every tool call is checked against its grants here, not in the tools. */
   principal: Principal;
   tools?: readonly AnyTool[];
+  /** The tool groups this connection offers (MEMORY_TOOLSETS, or `?toolsets=` on the URL); every group when absent. */
+  toolsets?: Toolsets;
   /** Wraps every tools/call (logging, request counting). */
   instrument?: ToolInstrument;
 }
@@ -36,6 +39,9 @@ const INSTRUCTIONS =
   "Shared, durable team memory: a knowledge graph of entities (with observations) and relations, partitioned into workspaces. " +
   "Record facts with create_entities, add_observations or upsert_entity; link entities with create_relations or upsert_relation. " +
   "Recall with search_nodes and open_nodes; read_graph with mode 'names' and a limit gives a small overview of a large graph.";
+const TAGS_INSTRUCTIONS =
+  " Classify entities and single observations with tags (tag_entity, tag_observation), e.g. high-priority, source:slack, " +
+  "confidence:low; find them again with get_entities_by_tag, and see the vocabulary with get_all_tags before inventing new tags.";
 
 /**
  * Builds a fresh MCP server for one HTTP request (stateless: nothing is shared between requests).
@@ -45,13 +51,17 @@ const INSTRUCTIONS =
 export function createMcpServer(context: McpContext): Server {
   const { principal, boundWorkspace } = context;
   const tools = context.tools ?? ALL_TOOLS;
-  const server = new Server({ name: SERVER_NAME, version: context.version }, { capabilities: { tools: {}, resources: {} }, instructions: INSTRUCTIONS });
+  const toolsets = context.toolsets ?? ALL_TOOLSETS;
+  const server = new Server(
+    { name: SERVER_NAME, version: context.version },
+    { capabilities: { tools: {}, resources: {} }, instructions: INSTRUCTIONS + (toolsets.has("tags") ? TAGS_INSTRUCTIONS : "") },
+  );
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
   // The most this caller may do on this route decides which tools it is shown: read-only callers see no write tools.
   const ceiling = boundWorkspace === undefined ? strongestAccess(principal) : accessTo(principal, boundWorkspace);
-  const visible = tools.filter((tool) => allows(ceiling, tool));
+  const visible = tools.filter((tool) => toolsets.has(tool.group) && allows(ceiling, tool));
 
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: visible.map((tool) => describeTool(tool, boundWorkspace)) }));
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: visible.map((tool) => describeTool(tool, boundWorkspace, toolsets)) }));
 
   const callTool = async (request: CallToolRequest): Promise<CallToolResult> => {
     const tool = byName.get(request.params.name);
@@ -59,13 +69,19 @@ export function createMcpServer(context: McpContext): Server {
       return errorResult(new ValidationError(`Unknown tool '${request.params.name}'. Available tools: ${visible.map((t) => t.name).join(", ")}.`));
     }
     try {
+      if (!toolsets.has(tool.group)) {
+        throw new ValidationError(
+          `${tool.name} is in the tool group '${tool.group}', which this connection did not select (toolsets: ${describeToolsets(toolsets)}). ` +
+            `Add '${tool.group}' to ?toolsets= on the MCP URL, or leave toolsets out for the server's default groups.`,
+        );
+      }
       if (!allows(ceiling, tool)) throw new ForbiddenError(`${tool.name} changes memory, and this caller has read-only access.`);
       const parsed = inputSchema(tool, boundWorkspace).safeParse(request.params.arguments ?? {});
       if (!parsed.success) throw new ValidationError(`Invalid arguments for ${tool.name}: ${describeIssues(parsed.error)}`);
       const { workspaceName, ...args } = parsed.data as { workspaceName?: string } & Record<string, unknown>;
       const workspace = resolveWorkspace(workspaceName, boundWorkspace);
       authorize(principal, workspace, tool);
-      const structured = await tool.handler(args, { memory: context.memory, workspace, principal });
+      const structured = await tool.handler(args, { memory: context.memory, workspace, principal, toolsets });
       return { structuredContent: structured, content: [{ type: "text", text: tool.text ? tool.text(structured) : JSON.stringify(structured) }] };
     } catch (error) {
       return errorResult(error, { structured: !tool.exactOutputSchema });
@@ -75,7 +91,7 @@ export function createMcpServer(context: McpContext): Server {
   server.setRequestHandler(CallToolRequestSchema, (request) =>
     instrument({ tool: request.params.name, workspace: request.params.arguments?.workspaceName ?? context.boundWorkspace }, () => callTool(request)),
   );
-  registerResources(server, { memory: context.memory, principal, ...(boundWorkspace !== undefined ? { boundWorkspace } : {}) });
+  registerResources(server, { memory: context.memory, principal, toolsets, ...(boundWorkspace !== undefined ? { boundWorkspace } : {}) });
   return server;
 }
 
@@ -84,9 +100,10 @@ function inputSchema(tool: AnyTool, boundWorkspace: string | undefined) {
 }
 
 /** Listed as the SDK's McpServer lists tools, so a tool that mirrors another server's lists identically. */
-function describeTool(tool: AnyTool, boundWorkspace: string | undefined): Tool {
+function describeTool(tool: AnyTool, boundWorkspace: string | undefined, toolsets: Toolsets): Tool {
+  const shape = outputShape(tool, toolsets);
   // Unless the schema is exact, error results carry structured content too, and clients validate it against this schema.
-  const output = tool.exactOutputSchema ? z.object(tool.output) : z.union([z.object(tool.output), errorOutput]);
+  const output = tool.exactOutputSchema ? z.object(shape) : z.union([z.object(shape), errorOutput]);
   return {
     name: tool.name,
     title: tool.title,
@@ -96,6 +113,11 @@ function describeTool(tool: AnyTool, boundWorkspace: string | undefined): Tool {
     annotations: tool.annotations,
     execution: { taskSupport: "forbidden" },
   };
+}
+
+/** The output shape a connection sees: without tag fields when it did not select the tags group. */
+function outputShape(tool: AnyTool, toolsets: Toolsets): z.ZodRawShape {
+  return tool.outputWithoutTags !== undefined && !toolsets.has("tags") ? tool.outputWithoutTags : tool.output;
 }
 
 function jsonSchema(schema: z.ZodType, io: "input" | "output"): Record<string, unknown> {

@@ -2,8 +2,15 @@ import { z } from "zod";
 import type { Principal } from "../domain/access.js";
 import type { MemoryService } from "../domain/memory.js";
 
-/** Tool groups ("toolsets"): a client can narrow tools/list to the groups it needs. */
-export type ToolGroup = "core" | "graph" | "tags";
+/**
+ * Tool groups ("toolsets"): a client can narrow tools/list to the groups it needs, because many
+ * clients choose tools worse as the list grows. core: the Central-Memory API; graph: the official
+ * memory server's tools; tags: tagging entities and observations.
+ */
+export const TOOL_GROUPS = ["core", "graph", "tags"] as const;
+export type ToolGroup = (typeof TOOL_GROUPS)[number];
+/** The groups one connection offers. */
+export type Toolsets = ReadonlySet<ToolGroup>;
 
 export interface ToolAnnotations {
   title?: string;
@@ -19,6 +26,8 @@ export interface ToolContext {
   workspace: string;
   /** The authenticated caller (for recording who wrote what); access was already checked. */
   principal: Principal;
+  /** The groups this connection selected: tag data is shown only with the tags group. */
+  toolsets: Toolsets;
 }
 
 /**
@@ -40,6 +49,12 @@ export interface ToolDefinition<Input extends z.ZodRawShape = z.ZodRawShape, Out
    * Otherwise the outputSchema admits `output` or the error shape, and errors carry both.
    */
   exactOutputSchema?: boolean;
+  /**
+   * The output on connections without the tags group. A tool whose output is another server's exact
+   * shape declares it (that shape), so that without tags it lists identically; `output` is then that
+   * shape plus optional tag fields, which the handler fills only when the tags group is selected.
+   */
+  outputWithoutTags?: z.ZodRawShape;
   /** The text content of a successful result; the same JSON as structuredContent when absent. */
   text?(structured: z.infer<z.ZodObject<Output>>): string;
   handler(args: z.infer<z.ZodObject<Input>>, context: ToolContext): Promise<z.infer<z.ZodObject<Output>>>;

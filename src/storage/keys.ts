@@ -1,25 +1,39 @@
+import type { TagTarget } from "../domain/store.js";
+
 /**
  * The one place that knows the row-key layout (design §3). PartitionKey is the workspace name.
  * Every key is built from GUIDs and fixed markers, never from user text, so characters Table
  * Storage forbids in keys can never reach one.
  *
- *   {entityId}                      entity
- *   {entityId}~o~{observationId}    observation
- *   {entityId}~r~in~{relationId}    incoming edge (a copy of the relation, kept with its target)
- *   {entityId}~r~out~{relationId}   outgoing edge (a copy of the relation, kept with its source)
- *   {relationId}                    relation (canonical row, addressable by relation id)
+ *   {entityId}                                   entity
+ *   {entityId}~o~{observationId}                 observation
+ *   {entityId}~o~{observationId}~t~{tagId}       observation tag link (kept under its observation)
+ *   {entityId}~r~in~{relationId}                 incoming edge (a copy of the relation, kept with its target)
+ *   {entityId}~r~out~{relationId}                outgoing edge (a copy of the relation, kept with its source)
+ *   {entityId}~t~{tagId}                         entity tag link
+ *   {relationId}                                 relation (canonical row, addressable by relation id)
+ *   tag~{tagId}                                  tag definition
+ *   tagidx~{tagId}~{entityId}                    tag index: this entity carries the tag
+ *   tagidx~{tagId}~{entityId}~o~{observationId}  tag index: this observation carries the tag
  *
- * "~" sorts after every GUID character, and "~o~" before "~r~", so one entity is one contiguous
- * range: the entity row, then its observations, then its edges.
+ * "~" sorts after every GUID character, and "~o~" before "~r~" before "~t~", so one entity is one
+ * contiguous range: the entity row, then its observations (each followed by its tag links), then its
+ * edges, then its tag links. Tag definitions and the tag index start with "tag", after every GUID, so
+ * they sit together at the end of the partition, outside every entity's range: all definitions are
+ * one range, and so are the entities and observations carrying one tag.
  */
 const SEPARATOR = "~";
 const OBSERVATION = "~o~";
 const EDGES = "~r~";
 const EDGE_IN = "~r~in~";
 const EDGE_OUT = "~r~out~";
+const TAG_LINK = "~t~";
+const TAG_ROWS = "tag";
+const TAG_DEFINITION = "tag~";
+const TAG_INDEX = "tagidx~";
 
 /** Stored in each row's `kind` property, because entity and relation keys are both bare GUIDs. */
-export type RowKind = "entity" | "observation" | "edge-in" | "edge-out" | "relation";
+export type RowKind = "entity" | "observation" | "edge-in" | "edge-out" | "relation" | "entity-tag" | "observation-tag" | "tag" | "tag-index";
 
 export const rowKey = {
   entity: (entityId: string) => entityId,
@@ -27,7 +41,22 @@ export const rowKey = {
   edgeIn: (toId: string, relationId: string) => `${toId}${EDGE_IN}${relationId}`,
   edgeOut: (fromId: string, relationId: string) => `${fromId}${EDGE_OUT}${relationId}`,
   relation: (relationId: string) => relationId,
+  tag: (tagId: string) => `${TAG_DEFINITION}${tagId}`,
 };
+
+export type { TagTarget };
+
+/** The link row (in the entity's range) and the index row of one tag on one target, always written and deleted together. */
+export function tagLinkKeys(target: TagTarget, tagId: string): { link: string; index: string } {
+  const { entityId, observationId } = target;
+  if (observationId === undefined) {
+    return { link: `${entityId}${TAG_LINK}${tagId}`, index: `${TAG_INDEX}${tagId}${SEPARATOR}${entityId}` };
+  }
+  return {
+    link: `${rowKey.observation(entityId, observationId)}${TAG_LINK}${tagId}`,
+    index: `${TAG_INDEX}${tagId}${SEPARATOR}${rowKey.observation(entityId, observationId)}`,
+  };
+}
 
 /** Half-open RowKey ranges [from, to). */
 export interface KeyRange {
@@ -35,18 +64,29 @@ export interface KeyRange {
   to: string;
 }
 
+const below = (prefix: string): KeyRange => ({ from: prefix, to: `${prefix}${SEPARATOR}` });
+
 export const keyRange = {
+  /** Every entity and relation row (all GUID keys): the whole graph without tag definitions and the tag index. */
+  graph: { from: "", to: TAG_ROWS } as KeyRange,
   /** The entity row and everything hanging off it. */
   wholeEntity: (entityId: string): KeyRange => ({ from: entityId, to: `${entityId}${SEPARATOR}${SEPARATOR}` }),
-  /** The entity row and its observations, without edges. */
+  /** The entity row and its observations with their tag links, without edges and entity tag links. */
   entityWithObservations: (entityId: string): KeyRange => ({ from: entityId, to: `${entityId}${OBSERVATION}${SEPARATOR}` }),
-  /** Every row after the entity's whole range: where a scan continues past this entity. */
-  after: (entityId: string): KeyRange => ({ from: `${entityId}${SEPARATOR}${SEPARATOR}`, to: `${SEPARATOR}` }),
+  /** Every graph row after the entity's whole range: where a scan continues past this entity. */
+  after: (entityId: string): KeyRange => ({ from: `${entityId}${SEPARATOR}${SEPARATOR}`, to: TAG_ROWS }),
   /** Only edges, optionally of one direction. */
-  edges: (entityId: string, direction: "in" | "out" | "both"): KeyRange => {
-    const prefix = direction === "in" ? EDGE_IN : direction === "out" ? EDGE_OUT : EDGES;
-    return { from: `${entityId}${prefix}`, to: `${entityId}${prefix}${SEPARATOR}` };
-  },
+  edges: (entityId: string, direction: "in" | "out" | "both"): KeyRange =>
+    below(`${entityId}${direction === "in" ? EDGE_IN : direction === "out" ? EDGE_OUT : EDGES}`),
+  /** The tag links of a target: the entity's own tags, or one observation row followed by its tags. */
+  tagsOf: (target: TagTarget): KeyRange =>
+    target.observationId === undefined
+      ? below(`${target.entityId}${TAG_LINK}`)
+      : { from: rowKey.observation(target.entityId, target.observationId), to: `${rowKey.observation(target.entityId, target.observationId)}${SEPARATOR}${SEPARATOR}` },
+  /** Every tag definition. */
+  tagDefinitions: below(TAG_DEFINITION),
+  /** The index rows of one tag (every entity and observation carrying it), or of all tags. */
+  tagIndex: (tagId?: string): KeyRange => (tagId === undefined ? below(TAG_INDEX) : below(`${TAG_INDEX}${tagId}${SEPARATOR}`)),
 };
 
 /** The entity a row belongs to: the GUID its key starts with (an entity row's key is the GUID itself). */

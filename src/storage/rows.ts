@@ -1,7 +1,7 @@
 import type { TableEntityResult } from "@azure/data-tables";
-import type { Entity, EntityNode, Metadata, Relation } from "../domain/model.js";
+import type { Entity, EntityNode, Metadata, Relation, TagDefinition } from "../domain/model.js";
 import { byCreation, compareText } from "../domain/order.js";
-import type { RowKind } from "./keys.js";
+import { rowKey, tagLinkKeys, type RowKind, type TagTarget } from "./keys.js";
 
 /** Stored shape of each row kind. Metadata is JSON text because Table properties are scalars. */
 export interface EntityRow {
@@ -39,6 +39,36 @@ export interface RelationRow {
   order?: string;
 }
 
+/**
+ * A tag on an entity ("entity-tag", in the entity's range) or on an observation ("observation-tag",
+ * under the observation), and its index row ("tag-index", in the tag's index range). The name is
+ * copied in, so reading an entity needs no tag definitions (a tag's name never changes: its id is
+ * derived from it), and so is the entity's name, so the index can be listed by name.
+ */
+export interface TagLinkRow {
+  kind: "entity-tag" | "observation-tag" | "tag-index";
+  tagId: string;
+  tagName: string;
+  entityId: string;
+  entityName: string;
+  /** Present when the tag is on an observation. */
+  observationId?: string;
+  createdAt: string;
+}
+
+/**
+ * A tag definition. Tagging creates it with a merge of `kind` and `name` only (so a definition written
+ * meanwhile keeps its category and description); absent properties read as empty. define_tag sets the
+ * rest, and `updatedAt` records when it last did.
+ */
+export interface TagRow {
+  kind: "tag";
+  name: string;
+  category?: string;
+  description?: string;
+  updatedAt?: string;
+}
+
 export type AnyRow = (EntityRow | ObservationRow | RelationRow) & { rowKey: string; etag: string };
 export type StoredRow = TableEntityResult<Record<string, unknown>>;
 
@@ -59,12 +89,13 @@ export function parseMetadata(text: unknown): Metadata {
 const text = (value: unknown): string => (typeof value === "string" ? value : "");
 
 
-export function toEntity(row: StoredRow, observations: string[]): Entity {
+export function toEntity(row: StoredRow, observations: string[], tags: Pick<Entity, "tags" | "observationTags">): Entity {
   return {
     id: text(row.rowKey),
     name: text(row.name),
     entityType: text(row.entityType),
     observations,
+    ...tags,
     metadata: parseMetadata(row.metadata),
     createdAt: text(row.createdAt),
     updatedAt: text(row.updatedAt),
@@ -87,6 +118,20 @@ export function toRelation(row: StoredRow): Relation {
   };
 }
 
+const TAG_KINDS: ReadonlySet<RowKind | undefined> = new Set(["entity-tag", "observation-tag", "tag-index"]);
+
+/** For a tag link or index row: the keys of the pair it belongs to (link and index), which are deleted together. */
+export function tagPairOf(row: StoredRow): { link: string; index: string } | undefined {
+  if (!TAG_KINDS.has(kindOf(row))) return undefined;
+  const observationId = text(row.observationId);
+  const target: TagTarget = { entityId: text(row.entityId), ...(observationId ? { observationId } : {}) };
+  return tagLinkKeys(target, text(row.tagId));
+}
+
+export function toTagDefinition(row: StoredRow): TagDefinition {
+  return { name: text(row.name), category: text(row.category), description: text(row.description) };
+}
+
 /** Observation rows of one entity, in the order they were added. */
 export function orderedObservations(rows: StoredRow[]): string[] {
   return rows
@@ -95,9 +140,25 @@ export function orderedObservations(rows: StoredRow[]): string[] {
     .map((row) => text(row.content));
 }
 
+/** The entity's own tag names, and each tagged observation's tag names by content, all sorted. */
+function tagsOf(entityId: string, rows: readonly StoredRow[], observations: readonly StoredRow[]): Pick<Entity, "tags" | "observationTags"> {
+  const sorted = (names: string[]) => names.sort(compareText);
+  const tags = sorted(rows.filter((row) => kindOf(row) === "entity-tag").map((row) => text(row.tagName)));
+  const contentByKey = new Map(observations.map((row) => [text(row.rowKey), text(row.content)]));
+  const observationTags = new Map<string, string[]>();
+  for (const row of rows) {
+    if (kindOf(row) !== "observation-tag") continue;
+    const content = contentByKey.get(rowKey.observation(entityId, text(row.observationId)));
+    if (content === undefined) continue; // its observation was not read (or is being deleted)
+    observationTags.set(content, [...(observationTags.get(content) ?? []), text(row.tagName)]);
+  }
+  for (const names of observationTags.values()) sorted(names);
+  return { tags, observationTags };
+}
+
 /**
  * The rows of one entity's key range (any order) as the entity with its observations in the order
- * they were added, and the relations of its edge rows (a self-relation's two edges count once).
+ * they were added and its tags, and the relations of its edge rows (a self-relation's two edges count once).
  * Undefined when the entity row is absent (rows left behind by an interrupted delete are not an entity).
  */
 export function assembleEntity(rows: readonly StoredRow[]): EntityNode | undefined {
@@ -109,5 +170,9 @@ export function assembleEntity(rows: readonly StoredRow[]): EntityNode | undefin
     const kind = kindOf(row);
     if (kind === "edge-in" || kind === "edge-out") relations.set(text(row.relationId), toRelation(row));
   }
-  return { entity: toEntity(head, orderedObservations(observations)), relations: [...relations.values()].sort(byCreation) };
+  const entityId = text(head.rowKey);
+  return {
+    entity: toEntity(head, orderedObservations(observations), tagsOf(entityId, rows, observations)),
+    relations: [...relations.values()].sort(byCreation),
+  };
 }

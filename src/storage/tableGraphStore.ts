@@ -1,5 +1,5 @@
 import { odata, type TableClient, type TransactionAction } from "@azure/data-tables";
-import { ConflictError, NotFoundError } from "../domain/errors.js";
+import { NotFoundError } from "../domain/errors.js";
 import { LIMITS } from "../domain/limits.js";
 import type { Direction, EntityNode, ReadMode, Relation } from "../domain/model.js";
 import { observationId } from "../domain/ids.js";
@@ -16,22 +16,20 @@ import type {
 } from "../domain/store.js";
 import { classifyStorageError, toMemoryError } from "./errors.js";
 import { keyRange, ownerOf, relationRowKeys, rowKey, type KeyRange } from "./keys.js";
+import * as requests from "./tableRequests.js";
+import { CONCURRENCY, deleteAction, MAX_ATTEMPTS, PAGE_SIZE, retryExhausted } from "./tableRequests.js";
 import { byCreation, compareText, orderKey } from "../domain/order.js";
-import { assembleEntity, kindOf, type EntityRow, type StoredRow } from "./rows.js";
+import { assembleEntity, kindOf, tagPairOf, type EntityRow, type StoredRow } from "./rows.js";
 import { entityRow, newObservationRows, relationRows, storedKeys } from "./rowWrites.js";
 import { chunkActions, forEachLimited, pack, type Unit } from "./transactions.js";
 import type { StorageConnection } from "./client.js";
-
-/** Table Storage returns at most 1,000 rows per page. */
-const PAGE_SIZE = 1000;
-/** Races are settled by retrying with what the store now says; this bounds a pathological loop. */
-const MAX_ATTEMPTS = 8;
-/** Transactions of one call in flight at once: enough to hide latency, few enough not to be throttled. */
-const CONCURRENCY = 8;
+import { TableTagStore } from "./tableTagStore.js";
 
 /** Columns a read needs, per purpose; fewer columns means smaller pages. */
-const NAMES_COLUMNS = ["RowKey", "kind", "name", "entityType", "createdAt", "updatedAt", "order", "relationId", "relationType", "fromId", "fromName", "toId", "toName"];
-const SEARCH_COLUMNS = [...NAMES_COLUMNS, "content"];
+const NAMES_COLUMNS = ["RowKey", "kind", "name", "entityType", "createdAt", "updatedAt", "order", "relationId", "relationType", "fromId", "fromName", "toId", "toName", "tagName"];
+const SEARCH_COLUMNS = [...NAMES_COLUMNS, "content", "observationId"];
+/** What finding a tag link's pair takes. */
+const TAG_LINK_COLUMNS = ["RowKey", "kind", "tagId", "entityId", "observationId"];
 
 interface RelationUnit extends Unit {
   relation: RelationWrite;
@@ -44,9 +42,11 @@ interface RelationUnit extends Unit {
  */
 export class TableGraphStore implements GraphStore {
   private readonly table: TableClient;
+  readonly tags: TableTagStore;
 
   constructor(private readonly storage: StorageConnection) {
     this.table = storage.table;
+    this.tags = new TableTagStore(storage);
   }
 
   async getEntitySummary(workspace: string, entityId: string): Promise<EntitySummary | undefined> {
@@ -125,12 +125,17 @@ export class TableGraphStore implements GraphStore {
 
   async readGraph(workspace: string, options: { limit?: number; after?: string; mode?: ReadMode }): Promise<StoredPage> {
     await this.storage.ensureTable();
-    const from = options.after === undefined ? "" : keyRange.after(options.after).from;
+    const { from, to } = options.after === undefined ? keyRange.graph : keyRange.after(options.after);
     // Only outgoing edges: each relation then comes with its source entity, so paging returns it exactly once.
     const nodes =
       options.mode === "names"
-        ? this.scan(odata`PartitionKey eq ${workspace} and RowKey ge ${from} and (kind eq ${"entity"} or kind eq ${"edge-out"})`, NAMES_COLUMNS)
-        : this.scan(odata`PartitionKey eq ${workspace} and RowKey ge ${from} and (kind eq ${"entity"} or kind eq ${"observation"} or kind eq ${"edge-out"})`);
+        ? this.scan(
+            odata`PartitionKey eq ${workspace} and RowKey ge ${from} and RowKey lt ${to} and (kind eq ${"entity"} or kind eq ${"edge-out"} or kind eq ${"entity-tag"})`,
+            NAMES_COLUMNS,
+          )
+        : this.scan(
+            odata`PartitionKey eq ${workspace} and RowKey ge ${from} and RowKey lt ${to} and (kind eq ${"entity"} or kind eq ${"observation"} or kind eq ${"edge-out"} or kind eq ${"entity-tag"} or kind eq ${"observation-tag"})`,
+          );
     const page: StoredPage = { entities: [], relations: [] };
     for await (const node of nodes) {
       if (options.limit !== undefined && page.entities.length >= options.limit) {
@@ -152,8 +157,8 @@ export class TableGraphStore implements GraphStore {
 
   async *scanEntities(workspace: string): AsyncIterable<EntityNode> {
     await this.storage.ensureTable();
-    // Every row but the canonical relation rows (their edges are in the entities' ranges).
-    yield* this.scan(odata`PartitionKey eq ${workspace} and kind ne ${"relation"}`, SEARCH_COLUMNS);
+    // Every row of the entities' ranges: not the canonical relation rows (their edges are in those ranges), nor tag definitions and index.
+    yield* this.scan(odata`PartitionKey eq ${workspace} and RowKey lt ${keyRange.graph.to} and kind ne ${"relation"}`, SEARCH_COLUMNS);
   }
 
   async createEntities(workspace: string, entities: readonly NewEntity[], progress?: Progress): Promise<{ created: string[] }> {
@@ -295,17 +300,14 @@ export class TableGraphStore implements GraphStore {
     const wanted = mergeChanges(changes);
     const ids = [...wanted.keys()];
     for (let attempt = 1; ; attempt++) {
+      // Each entity's range holds its observations and their tag links.
       const ranges = await Promise.all(ids.map((id) => this.queryRange(workspace, keyRange.entityWithObservations(id))));
-      const actions = ids.flatMap((id, i) => {
-        const stored = storedKeys(ranges[i]!);
-        // A set: a transaction may name each row once, and a caller may name the same observation twice.
-        const keys = new Set((wanted.get(id) ?? []).map((content) => rowKey.observation(id, observationId(id, content))));
-        return [...keys].filter((key) => stored.has(key)).map((key): TransactionAction => ["delete", { partitionKey: workspace, rowKey: key }]);
-      });
       try {
-        await forEachLimited(chunkActions(actions, LIMITS.batchOperations), CONCURRENCY, (batch) => this.transact(batch));
+        const entities = ids.map((id, i) => ({ id, rows: ranges[i]! }));
+        await forEachLimited(entities, CONCURRENCY, ({ id, rows }) => this.deleteObservationRows(workspace, id, rows, wanted.get(id) ?? []));
         return;
       } catch (error) {
+        // 404: a row went away (a concurrent delete). Read again.
         if (classifyStorageError(error) !== "not-found" || attempt >= MAX_ATTEMPTS) throw retryExhausted(error);
       }
     }
@@ -329,6 +331,27 @@ export class TableGraphStore implements GraphStore {
   }
 
   // ---- primitives -------------------------------------------------------------------------
+
+  /**
+   * Deletes the observations with these contents from one entity's range rows, with their tag links and
+   * the links' index rows. Tagging an observation merges its row in the same transaction, so once the
+   * row is gone no tag can be hung on it; a tag hung on it after the read, before the delete, is found
+   * by reading the range again, and deleted with its index row.
+   */
+  private async deleteObservationRows(workspace: string, entityId: string, rows: readonly StoredRow[], contents: readonly string[]): Promise<void> {
+    const doomed = new Set(contents.map((content) => rowKey.observation(entityId, observationId(entityId, content))));
+    const ownKey = (row: StoredRow) => (kindOf(row) === "observation" ? String(row.rowKey) : rowKey.observation(entityId, String(row.observationId)));
+    const victims = (range: readonly StoredRow[]) =>
+      range.filter((row) => (kindOf(row) === "observation" || kindOf(row) === "observation-tag") && doomed.has(ownKey(row)));
+    const first = victims(rows);
+    if (first.length === 0) return;
+    await forEachLimited(pack(workspace, deletionUnits(workspace, first)), CONCURRENCY, (batch) => this.transact(batch.actions));
+    const late = victims(await this.queryRange(workspace, keyRange.entityWithObservations(entityId), TAG_LINK_COLUMNS));
+    // A doomed observation present again was added back meanwhile: its tags are its own.
+    const back = new Set(late.filter((row) => kindOf(row) === "observation").map(ownKey));
+    const orphans = late.filter((row) => !back.has(ownKey(row)));
+    await forEachLimited(pack(workspace, deletionUnits(workspace, orphans)), CONCURRENCY, (batch) => this.transact(batch.actions));
+  }
 
   /**
    * Commits relation units that fit one transaction. When it fails, finds out why: relations that exist
@@ -372,13 +395,8 @@ export class TableGraphStore implements GraphStore {
     return entityIds.filter((_, i) => rows[i] === undefined || kindOf(rows[i]!) !== "entity");
   }
 
-  private async pointRead(workspace: string, key: string): Promise<StoredRow | undefined> {
-    try {
-      return await this.table.getEntity<Record<string, unknown>>(workspace, key);
-    } catch (error) {
-      if (classifyStorageError(error) === "not-found") return undefined;
-      throw toMemoryError(error);
-    }
+  private pointRead(workspace: string, key: string): Promise<StoredRow | undefined> {
+    return requests.pointRead(this.table, workspace, key);
   }
 
   /**
@@ -413,20 +431,12 @@ export class TableGraphStore implements GraphStore {
     if (node) yield node;
   }
 
-  private queryRange(workspace: string, range: KeyRange): Promise<StoredRow[]> {
-    return this.query(odata`PartitionKey eq ${workspace} and RowKey ge ${range.from} and RowKey lt ${range.to}`);
+  private queryRange(workspace: string, range: KeyRange, select?: string[]): Promise<StoredRow[]> {
+    return requests.queryRange(this.table, workspace, range, select);
   }
 
-  /** Runs a query to the end, one request per page of up to 1,000 rows. */
-  private async query(filter: string): Promise<StoredRow[]> {
-    const rows: StoredRow[] = [];
-    try {
-      const pages = this.table.listEntities<Record<string, unknown>>({ queryOptions: { filter } }).byPage({ maxPageSize: PAGE_SIZE });
-      for await (const page of pages) rows.push(...page);
-    } catch (error) {
-      throw toMemoryError(error);
-    }
-    return rows;
+  private query(filter: string): Promise<StoredRow[]> {
+    return requests.query(this.table, filter);
   }
 
   /**
@@ -445,9 +455,8 @@ export class TableGraphStore implements GraphStore {
     return this.transact(batch?.actions ?? []);
   }
 
-  private async transact(actions: TransactionAction[]): Promise<void> {
-    if (actions.length === 0) return;
-    await this.table.submitTransaction(actions);
+  private transact(actions: TransactionAction[]): Promise<void> {
+    return requests.transact(this.table, actions);
   }
 }
 
@@ -463,15 +472,22 @@ function endpointsOf(relations: readonly RelationWrite[]): string[] {
 }
 
 /**
- * What deleting these entity ranges (the entity rows aside) takes: each relation as one unit (its
- * canonical row and both edge rows, wherever they live), then every other row on its own.
+ * What deleting these rows of entity ranges (the entity rows aside) takes: each relation as one unit
+ * (its canonical row and both edge rows, wherever they live), each tag link with its index row, then
+ * every other row on its own (singles last, so they fill the gaps the pairs and triples leave).
  */
 function deletionUnits(workspace: string, rows: readonly StoredRow[]): Unit[] {
-  const remove = (key: string): TransactionAction => ["delete", { partitionKey: workspace, rowKey: key }];
+  const remove = (key: string): TransactionAction => deleteAction(workspace, key);
   const covered = new Set<string>();
   const relationUnits: Unit[] = [];
+  const tagUnits: Unit[] = [];
   for (const row of rows) {
     const kind = kindOf(row);
+    const pair = tagPairOf(row);
+    if (pair) {
+      covered.add(String(row.rowKey));
+      tagUnits.push({ actions: [remove(pair.link), remove(pair.index)] });
+    }
     if (kind !== "edge-in" && kind !== "edge-out") continue;
     const keys = relationRowKeys({ id: String(row.relationId), fromEntityId: String(row.fromId), toEntityId: String(row.toId) });
     if (covered.has(keys[0]!)) continue; // both edges of the relation are being deleted
@@ -481,13 +497,6 @@ function deletionUnits(workspace: string, rows: readonly StoredRow[]): Unit[] {
   const singles = rows
     .filter((row) => kindOf(row) !== "entity" && !covered.has(String(row.rowKey)))
     .map((row): Unit => ({ actions: [remove(String(row.rowKey))] }));
-  return [...relationUnits, ...singles];
+  return [...relationUnits, ...tagUnits, ...singles];
 }
 
-function retryExhausted(error: unknown) {
-  const failure = classifyStorageError(error);
-  if (failure === "not-found" || failure === "precondition-failed") {
-    return new ConflictError("The data kept changing while it was being deleted. Retry the call.");
-  }
-  return toMemoryError(error);
-}

@@ -34,8 +34,13 @@ const keyOf = (action: TransactionAction): string => String(action[1].rowKey);
 const bytesOf = (action: TransactionAction): number => Buffer.byteLength(JSON.stringify(action[1]), "utf8");
 
 export function guardAction(workspace: string, entityId: string): TransactionAction {
+  return rowGuard(workspace, rowKey.entity(entityId));
+}
+
+/** A guard on any row (an entity's, or an observation's that a tag is hung on). */
+export function rowGuard(workspace: string, key: string): TransactionAction {
   // A merge with no properties and If-Match "*": it changes nothing but the row's ETag, and fails with 404 if the row is gone.
-  return ["update", { partitionKey: workspace, rowKey: rowKey.entity(entityId) }, "Merge"];
+  return ["update", { partitionKey: workspace, rowKey: key }, "Merge"];
 }
 
 /**
@@ -93,20 +98,4 @@ export function chunkActions(actions: TransactionAction[], maxOperations: number
   return batches;
 }
 
-/** Runs `work` over items with at most `concurrency` in flight; rejects with the first failure after all settle. */
-export async function forEachLimited<T>(items: readonly T[], concurrency: number, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  let failure: { error: unknown } | undefined;
-  const worker = async () => {
-    while (next < items.length && !failure) {
-      const item = items[next++] as T;
-      try {
-        await work(item);
-      } catch (error) {
-        failure ??= { error };
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
-  if (failure) throw failure.error;
-}
+export { forEachLimited } from "../domain/concurrency.js";

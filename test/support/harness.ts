@@ -5,6 +5,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { createApp, type App } from "../../src/app.js";
 import { readAuthSettings } from "../../src/http/auth/settings.js";
 import type { ToolCallLog } from "../../src/mcp/instrument.js";
+import { readDefaultToolsets } from "../../src/mcp/toolsets.js";
 import { listen, type RunningServer } from "../../src/local/server.js";
 import { connectStorage, type StorageClientOptions } from "../../src/storage/client.js";
 import { DEFAULT_TABLE_NAME } from "../../src/storage/settings.js";
@@ -32,7 +33,7 @@ export interface TestServer extends RunningServer {
 
 /**
  * The real local server (the same handler as production) on a free port, against test Azurite.
- * `env` holds the server's auth settings (MEMORY_AUTH etc.); MEMORY_AUTH is `none` unless given.
+ * `env` holds the server's auth settings (MEMORY_AUTH etc.; MEMORY_AUTH is `none` unless given) and MEMORY_TOOLSETS.
  */
 export async function startTestServer(
   options: { connectionString?: string; storage?: StorageClientOptions; env?: Record<string, string> } = {},
@@ -42,7 +43,11 @@ export async function startTestServer(
     options.storage,
   );
   const logs: ToolCallLog[] = [];
-  const app = createApp(storage, { auth: readAuthSettings({ MEMORY_AUTH: "none", ...options.env }), log: (entry) => logs.push(entry) });
+  const app = createApp(storage, {
+    auth: readAuthSettings({ MEMORY_AUTH: "none", ...options.env }),
+    toolsets: readDefaultToolsets(options.env ?? {}),
+    log: (entry) => logs.push(entry),
+  });
   await storage.ensureTable();
   const server = await listen(app.handler, { host: "127.0.0.1", port: 0 });
   return { ...server, app, requests: () => storage.counter.total, logs };

@@ -2,13 +2,22 @@ import type { AnyTool } from "../tool.js";
 import { addObservations } from "./addObservations.js";
 import { createEntities } from "./createEntities.js";
 import { createRelations } from "./createRelations.js";
+import { defineTag } from "./defineTag.js";
 import { deleteEntities } from "./deleteEntities.js";
 import { deleteObservations } from "./deleteObservations.js";
 import { deleteRelations } from "./deleteRelations.js";
+import { deleteTags } from "./deleteTags.js";
+import { getAllTags } from "./getAllTags.js";
+import { getEntitiesByTag } from "./getEntitiesByTag.js";
 import { getEntityRelations } from "./getEntityRelations.js";
+import { getTagUsage } from "./getTagUsage.js";
 import { openNodes } from "./openNodes.js";
 import { readGraph } from "./readGraph.js";
+import { removeTagsFromEntity } from "./removeTagsFromEntity.js";
 import { searchNodes } from "./searchNodes.js";
+import { tagEntity } from "./tagEntity.js";
+import { tagObservation } from "./tagObservation.js";
+import { untagObservation } from "./untagObservation.js";
 import { upsertEntity } from "./upsertEntity.js";
 import { upsertRelation } from "./upsertRelation.js";
 
@@ -28,4 +37,14 @@ export const ALL_TOOLS: readonly AnyTool[] = [
   deleteRelations,
   searchNodes,
   openNodes,
+  // tags: on entities and observations
+  tagEntity,
+  tagObservation,
+  untagObservation,
+  removeTagsFromEntity,
+  getEntitiesByTag,
+  getAllTags,
+  defineTag,
+  getTagUsage,
+  deleteTags,
 ];

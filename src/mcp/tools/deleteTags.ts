@@ -1,0 +1,23 @@
+import { z } from "zod";
+import { defineTool } from "../tool.js";
+import { tagNames } from "../schemas.js";
+
+export const deleteTags = defineTool({
+  name: "delete_tags",
+  group: "tags",
+  title: "Delete tags",
+  description:
+    "Delete tags from the workspace: each is taken off every entity and observation carrying it, and its definition is removed. " +
+    "Unknown names are ignored. Returns the tags deleted and how many entities and observations lost a tag.",
+  input: { tagNames },
+  output: {
+    deletedTags: z.array(z.string()),
+    unlinkedEntities: z.number().int().describe("Entity tag links removed."),
+    unlinkedObservations: z.number().int().describe("Observation tag links removed."),
+  },
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  async handler(args, { memory, workspace }) {
+    const result = await memory.tags.deleteTags(workspace, args.tagNames);
+    return { deletedTags: result.deleted, unlinkedEntities: result.entities, unlinkedObservations: result.observations };
+  },
+});

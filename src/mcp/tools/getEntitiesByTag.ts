@@ -1,0 +1,31 @@
+import { z } from "zod";
+import { DEFAULT_TAGGED_LIMIT } from "../../domain/tags.js";
+import { LIMITS } from "../../domain/limits.js";
+import { defineTool } from "../tool.js";
+import { officialRelation, taggedEntity, toOfficialGraph } from "../graphShapes.js";
+import { tagName } from "../schemas.js";
+
+export const getEntitiesByTag = defineTool({
+  name: "get_entities_by_tag",
+  group: "tags",
+  title: "Find entities by tag",
+  description:
+    "Find the entities carrying a tag, on the entity itself or on one of its observations. Returns them with their observations, " +
+    "their tags (`tags`) and their observations' tags (`observationTags`: observation text -> tags), plus every relation touching them. " +
+    `At most \`limit\` entities (default ${DEFAULT_TAGGED_LIMIT}), by name; \`total\` says how many carry the tag. An unknown tag finds nothing.`,
+  input: {
+    tagName,
+    limit: z.number().int().min(1).max(LIMITS.itemsPerCall).optional().describe(`Most entities to return (default ${DEFAULT_TAGGED_LIMIT}), by name.`),
+  },
+  output: {
+    tagName: z.string(),
+    total: z.number().int().describe("How many entities carry the tag (more than returned when over the limit)."),
+    entities: z.array(taggedEntity),
+    relations: z.array(officialRelation),
+  },
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  async handler(args, { memory, workspace }) {
+    const { total, ...graph } = await memory.tags.entitiesByTag(workspace, args.tagName, args.limit);
+    return { tagName: args.tagName, total, ...toOfficialGraph(graph, true) };
+  },
+});

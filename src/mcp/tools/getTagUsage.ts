@@ -1,0 +1,28 @@
+import { z } from "zod";
+import { defineTool } from "../tool.js";
+
+export const getTagUsage = defineTool({
+  name: "get_tag_usage",
+  group: "tags",
+  title: "Tag usage",
+  description: "For every tag of the workspace, how many entities and how many observations carry it; most used first.",
+  input: {},
+  output: {
+    tags: z.array(
+      z.object({
+        name: z.string(),
+        category: z.string(),
+        entities: z.number().int().describe("Entities carrying the tag themselves."),
+        observations: z.number().int().describe("Observations carrying the tag."),
+        total: z.number().int(),
+      }),
+    ),
+  },
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  async handler(_args, { memory, workspace }) {
+    const usage = await memory.tags.usage(workspace);
+    return {
+      tags: usage.map((tag) => ({ name: tag.name, category: tag.category, entities: tag.entities, observations: tag.observations, total: tag.entities + tag.observations })),
+    };
+  },
+});

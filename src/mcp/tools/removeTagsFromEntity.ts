@@ -1,0 +1,18 @@
+import { z } from "zod";
+import { defineTool } from "../tool.js";
+import { entityName, tagNames } from "../schemas.js";
+
+export const removeTagsFromEntity = defineTool({
+  name: "remove_tags_from_entity",
+  group: "tags",
+  title: "Remove tags from an entity",
+  description:
+    "Take tags off an entity itself (its observations keep theirs; use untag_observation for those). Returns the tags removed; tags it " +
+    "did not carry are ignored. The tags stay defined (delete_tags removes a tag everywhere). An unknown entity is an error.",
+  input: { entityName, tagNames },
+  output: { entityName: z.string(), removedTags: z.array(z.string()).describe("The tags the entity carried and no longer does.") },
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  async handler(args, { memory, workspace }) {
+    return { entityName: args.entityName, removedTags: await memory.tags.removeTagsFromEntity(workspace, args.entityName, args.tagNames) };
+  },
+});

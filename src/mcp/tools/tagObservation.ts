@@ -1,0 +1,18 @@
+import { z } from "zod";
+import { defineTool } from "../tool.js";
+import { entityName, observation, tagNames } from "../schemas.js";
+
+export const tagObservation = defineTool({
+  name: "tag_observation",
+  group: "tags",
+  title: "Tag an observation",
+  description:
+    "Put tags on one observation (a single fact) of an entity, e.g. confidence:low. The observation is found by its exact text, as " +
+    "open_nodes returns it. Tags new to the workspace are created. Returns the tags actually added. An unknown entity or observation is an error.",
+  input: { entityName, observationContent: observation.describe("The observation's exact text."), tagNames },
+  output: { entityName: z.string(), addedTags: z.array(z.string()).describe("The tags the observation did not carry before this call.") },
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  async handler(args, { memory, workspace }) {
+    return { entityName: args.entityName, addedTags: await memory.tags.tagObservation(workspace, args.entityName, args.observationContent, args.tagNames) };
+  },
+});

@@ -1,0 +1,103 @@
+import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
+import { TOOL_GROUPS } from "../src/mcp/tool.js";
+import { readDefaultToolsets } from "../src/mcp/toolsets.js";
+import { ALL_TOOLS } from "../src/mcp/tools/index.js";
+import { connectClient, failed, ok, startTestServer, uniqueWorkspace, type McpTestClient, type TestServer } from "./support/harness.js";
+
+/** Tool groups: MEMORY_TOOLSETS sets the default, `?toolsets=` on the MCP URL chooses per connection. */
+
+let server: TestServer;
+
+beforeAll(async () => {
+  server = await startTestServer();
+});
+
+afterAll(async () => {
+  await server.close();
+});
+
+const groupOf = new Map(ALL_TOOLS.map((tool) => [tool.name, tool.group]));
+const namesIn = (...groups: string[]) => ALL_TOOLS.filter((tool) => groups.includes(tool.group)).map((tool) => tool.name).sort();
+
+async function listed(client: McpTestClient): Promise<string[]> {
+  return (await client.client.listTools()).tools.map((tool) => tool.name).sort();
+}
+
+async function withClient<T>(url: string, path: string, work: (client: McpTestClient) => Promise<T>): Promise<T> {
+  const client = await connectClient(url, path);
+  try {
+    return await work(client);
+  } finally {
+    await client.close();
+  }
+}
+
+/** A raw MCP POST, to see the HTTP status the handler answers before any MCP processing. */
+function post(path: string) {
+  return fetch(new URL(path, server.url), {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }),
+  });
+}
+
+describe("tool groups", () => {
+  test("every tool is in a known group, and by default every group is offered", async () => {
+    for (const group of groupOf.values()) expect(TOOL_GROUPS).toContain(group);
+    expect(namesIn("core")).toEqual(["get_entity_relations", "read_graph", "upsert_entity", "upsert_relation"]);
+    await withClient(server.url, "/api/mcp", async (client) => expect(await listed(client)).toEqual(ALL_TOOLS.map((tool) => tool.name).sort()));
+  });
+
+  test("?toolsets= narrows tools/list on both routes", async () => {
+    await withClient(server.url, "/api/mcp?toolsets=graph", async (client) => expect(await listed(client)).toEqual(namesIn("graph")));
+    await withClient(server.url, `/api/workspaces/${uniqueWorkspace()}/mcp?toolsets=core, graph`, async (client) =>
+      expect(await listed(client)).toEqual(namesIn("core", "graph")),
+    );
+  });
+
+  test("calling a tool of a group the connection did not select is a ValidationError naming the group, and does nothing", async () => {
+    const ws = uniqueWorkspace();
+    await withClient(server.url, "/api/mcp?toolsets=graph", async (client) => {
+      const error = failed(await client.call("upsert_entity", { workspaceName: ws, name: "A", entityType: "t" }));
+      expect(error.error).toBe("ValidationError");
+      expect(error.message).toBe(
+        "upsert_entity is in the tool group 'core', which this connection did not select (toolsets: graph). " +
+          "Add 'core' to ?toolsets= on the MCP URL, or leave toolsets out for the server's default groups.",
+      );
+      expect(ok<{ entities: unknown[] }>(await client.call("open_nodes", { workspaceName: ws, names: ["A"] })).entities).toEqual([]);
+    });
+  });
+
+  test.each([
+    ["an unknown group", "?toolsets=graph,everything", "The toolsets URL parameter names unknown tool group 'everything'. Groups: core, graph, tags."],
+    ["no group at all", "?toolsets=", "The toolsets URL parameter names no tool group. Groups: core, graph, tags."],
+  ])("%s in the URL is HTTP 400 with a ValidationError", async (_label, query, message) => {
+    for (const path of [`/api/mcp${query}`, `/api/workspaces/${uniqueWorkspace()}/mcp${query}`]) {
+      const response = await post(path);
+      expect(response.status).toBe(400);
+      expect(await response.json()).toEqual({ success: false, error: "ValidationError", message });
+    }
+  });
+});
+
+describe("MEMORY_TOOLSETS", () => {
+  test("sets the default groups, which a connection's ?toolsets= replaces", async () => {
+    const coreOnly = await startTestServer({ env: { MEMORY_TOOLSETS: "core" } });
+    try {
+      await withClient(coreOnly.url, "/api/mcp", async (client) => {
+        expect(await listed(client)).toEqual(namesIn("core"));
+        expect(failed(await client.call("search_nodes", { workspaceName: uniqueWorkspace(), query: "x" })).message).toMatch(/in the tool group 'graph'/);
+      });
+      await withClient(coreOnly.url, "/api/mcp?toolsets=graph", async (client) => expect(await listed(client)).toEqual(namesIn("graph")));
+    } finally {
+      await coreOnly.close();
+    }
+  });
+
+  test("unset or blank means every group; an unknown group is refused at start with a message naming it", () => {
+    expect([...readDefaultToolsets({})].sort()).toEqual(["core", "graph", "tags"]);
+    expect([...readDefaultToolsets({ MEMORY_TOOLSETS: "  " })].sort()).toEqual(["core", "graph", "tags"]);
+    expect([...readDefaultToolsets({ MEMORY_TOOLSETS: "tags,graph" })].sort()).toEqual(["graph", "tags"]);
+    expect(() => readDefaultToolsets({ MEMORY_TOOLSETS: "core,memory" })).toThrow("MEMORY_TOOLSETS names unknown tool group 'memory'. Groups: core, graph, tags.");
+  });
+});
