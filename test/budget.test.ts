@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
-import { connectClient, ok, startTestServer, uniqueWorkspace, type McpTestClient, type TestServer } from "./support/harness.js";
+import { describe, expect, test } from "@jest/globals";
+import { withServerAndClient, ok, uniqueWorkspace, type McpTestClient, type TestServer } from "./support/harness.js";
 
 /**
  * Storage round trips per tool call, counted by the request-counting policy on the server's
@@ -7,15 +7,9 @@ import { connectClient, ok, startTestServer, uniqueWorkspace, type McpTestClient
  */
 let server: TestServer;
 let mcp: McpTestClient;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  mcp = await connectClient(server.url);
-});
-
-afterAll(async () => {
-  await mcp.close();
-  await server.close();
+withServerAndClient((started, client) => {
+  server = started;
+  mcp = client;
 });
 
 async function requestsOf(name: string, args: Record<string, unknown>): Promise<number> {

@@ -1,17 +1,11 @@
-import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
-import { connectClient, failed, ok, startTestServer, uniqueWorkspace, type McpTestClient, type TestServer } from "./support/harness.js";
+import { describe, expect, test } from "@jest/globals";
+import { withServerAndClient, connectClient, failed, ok, uniqueWorkspace, type McpTestClient, type TestServer } from "./support/harness.js";
 
 let server: TestServer;
 let mcp: McpTestClient;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  mcp = await connectClient(server.url);
-});
-
-afterAll(async () => {
-  await mcp.close();
-  await server.close();
+withServerAndClient((started, client) => {
+  server = started;
+  mcp = client;
 });
 
 interface GraphOut {

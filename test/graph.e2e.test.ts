@@ -1,21 +1,15 @@
-import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
+import { describe, expect, test } from "@jest/globals";
 import { odata } from "@azure/data-tables";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { connectClient, failed, ok, startTestServer, uniqueWorkspace, type McpTestClient, type TestServer } from "./support/harness.js";
+import { withServerAndClient, connectClient, failed, ok, uniqueWorkspace, type McpTestClient, type TestServer } from "./support/harness.js";
 
 /** The official memory server's tools (group "graph"), end to end through the MCP client over HTTP. */
 
 let server: TestServer;
 let mcp: McpTestClient;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  mcp = await connectClient(server.url);
-});
-
-afterAll(async () => {
-  await mcp.close();
-  await server.close();
+withServerAndClient((started, client) => {
+  server = started;
+  mcp = client;
 });
 
 interface OfficialGraph {

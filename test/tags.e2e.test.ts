@@ -1,22 +1,16 @@
-import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
+import { describe, expect, test } from "@jest/globals";
 import { odata } from "@azure/data-tables";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { rowKey } from "../src/storage/keys.js";
-import { connectClient, failed, ok, startTestServer, uniqueWorkspace, type McpTestClient, type TestServer } from "./support/harness.js";
+import { withServerAndClient, connectClient, failed, ok, uniqueWorkspace, type McpTestClient, type TestServer } from "./support/harness.js";
 
 /** The tags group, end to end through the MCP client over HTTP, with the raw table rows checked after deletes. */
 
 let server: TestServer;
 let mcp: McpTestClient;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  mcp = await connectClient(server.url);
-});
-
-afterAll(async () => {
-  await mcp.close();
-  await server.close();
+withServerAndClient((started, client) => {
+  server = started;
+  mcp = client;
 });
 
 interface TaggedEntity {

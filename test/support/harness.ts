@@ -1,3 +1,4 @@
+import { afterAll, beforeAll } from "@jest/globals";
 import { randomBytes } from "node:crypto";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -103,4 +104,22 @@ export function failed(result: CallToolResult): { success: false; error: string;
     throw new Error(`Error text does not match structuredContent: ${JSON.stringify(result.content)}`);
   }
   return parsed;
+}
+
+/**
+ * The usual file setup: one test server and one client on /api/mcp for the whole file, stopped
+ * after it. `use` receives both once they are up.
+ */
+export function withServerAndClient(use: (server: TestServer, mcp: McpTestClient) => void): void {
+  let server: TestServer | undefined;
+  let mcp: McpTestClient | undefined;
+  beforeAll(async () => {
+    server = await startTestServer();
+    mcp = await connectClient(server.url);
+    use(server, mcp);
+  });
+  afterAll(async () => {
+    await mcp?.close();
+    await server?.close();
+  });
 }
