@@ -131,3 +131,15 @@ export function toGraphOutput(workspace: string, page: GraphPage, mode: "full" |
     ...(page.cursor !== undefined ? { cursor: page.cursor } : {}),
   };
 }
+
+/**
+ * How open_nodes and search_nodes answer, as the official server does: its graph shape exactly
+ * (with the tags group, plus optional tag fields), indented JSON text, read-only annotations.
+ */
+export const officialGraphAnswer = {
+  output: taggedGraph,
+  outputWithoutTags: officialGraph,
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  exactOutputSchema: true,
+  text: indentedJson,
+};

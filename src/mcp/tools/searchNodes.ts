@@ -2,7 +2,7 @@ import { z } from "zod";
 import { DEFAULT_SEARCH_LIMIT } from "../../domain/memory.js";
 import { LIMITS } from "../../domain/limits.js";
 import { defineTool } from "../tool.js";
-import { indentedJson, officialGraph, taggedGraph, toOfficialGraph } from "../graphShapes.js";
+import { officialGraphAnswer, toOfficialGraph } from "../graphShapes.js";
 
 /** Official memory-server parity (see createEntities.ts), plus an optional `limit`. */
 export const searchNodes = defineTool({
@@ -20,12 +20,7 @@ export const searchNodes = defineTool({
       .optional()
       .describe(`Most entities to return (default ${DEFAULT_SEARCH_LIMIT}), best first: name matches, then type, then observation matches.`),
   },
-  // With the tags group, entities also carry their tags (optional fields); without it, the official shape exactly.
-  output: taggedGraph,
-  outputWithoutTags: officialGraph,
-  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  exactOutputSchema: true,
-  text: indentedJson,
+  ...officialGraphAnswer,
   async handler(args, { memory, workspace, toolsets }) {
     return toOfficialGraph(await memory.searchNodes(workspace, args.query, args.limit), toolsets.has("tags"));
   },
