@@ -41,7 +41,10 @@ export interface UpsertRelationInput {
   metadata?: unknown;
 }
 
-/** The graph rules of one workspace-partitioned memory. Storage details stay behind GraphStore. */
+/**
+ * The graph rules of one workspace-partitioned memory. Storage details stay behind GraphStore.
+ * Write methods take the actor (the caller's principal id), which the store records as createdBy/updatedBy.
+ */
 export class MemoryService {
   /** Tags of entities and observations. */
   readonly tags: TagService;
@@ -49,8 +52,6 @@ export class MemoryService {
   constructor(private readonly store: GraphStore) {
     this.tags = new TagService(store.tags);
   }
-
-  /* Write methods take the actor (the caller's principal id), which the store records as createdBy/updatedBy. */
 
   async upsertEntity(workspace: string, actor: Actor, input: UpsertEntityInput) {
     const id = entityId(workspace, input.name);
