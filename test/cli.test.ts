@@ -4,6 +4,8 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { createHash } from "node:crypto";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { entityId, observationId } from "../src/domain/ids.js";
+import { rowKey } from "../src/storage/keys.js";
 import { generatedGraph, kindCounts, runCliCaptured } from "./support/cli.js";
 import { connectClient, ok, startTestServer, uniqueWorkspace, type TestServer } from "./support/harness.js";
 import { startServerMemory } from "./support/serverMemory.js";
@@ -134,6 +136,17 @@ describe("import and export", () => {
     expect(result.stdout).toMatch(/2 entities created \(1 already there\), 6 observations added/);
     const bob = (await graphOf(ws)).entities.find((e) => e.name === "Bob");
     expect(bob).toEqual({ name: "Bob", entityType: "engineer", observations: ["kept", "likes coffee"] });
+
+    // The import writes as `cli`; what it only added to (Bob) keeps its creator, and the observation added says who added it.
+    const reader = await connectClient(server.url, `/api/workspaces/${ws}/mcp`);
+    const graph = ok<{ entities: { name: string; createdBy?: string; updatedBy?: string }[]; relations: { createdBy?: string }[] }>(await reader.call("read_graph"));
+    await reader.close();
+    const authors = Object.fromEntries(graph.entities.map((e) => [e.name, [e.createdBy, e.updatedBy]]));
+    expect(authors).toEqual({ Alice: ["cli", "cli"], Bob: ["anonymous", "anonymous"], Empty: ["cli", "cli"] });
+    expect(new Set(graph.relations.map((r) => r.createdBy))).toEqual(new Set(["cli"]));
+    const bobId = entityId(ws, "Bob");
+    const added = await server.app.storage.table.getEntity<Record<string, unknown>>(ws, rowKey.observation(bobId, observationId(bobId, "likes coffee")));
+    expect(added.createdBy).toBe("cli");
   });
 
   test("malformed lines are reported by number and skipped, relations with absent endpoints reported; exit code 1", async () => {

@@ -48,7 +48,15 @@ describe("upsert_entity", () => {
 
     const graph = ok<GraphOut>(await mcp.call("read_graph", { workspaceName: ws }));
     expect(graph.entities).toEqual([
-      { id: first.id, name: "Alice", entityType: "engineer", observations: ["likes tea", "lives in Oslo", "speaks Norwegian"], metadata: { team: "b" } },
+      {
+        id: first.id,
+        name: "Alice",
+        entityType: "engineer",
+        observations: ["likes tea", "lives in Oslo", "speaks Norwegian"],
+        metadata: { team: "b" },
+        createdBy: "anonymous",
+        updatedBy: "anonymous",
+      },
     ]);
   });
 
@@ -94,7 +102,17 @@ describe("upsert_relation", () => {
 
     const graph = ok<GraphOut>(await mcp.call("read_graph", { workspaceName: ws }));
     expect(graph.relations).toEqual([
-      { id: byName.relationId, from: "Alice", to: "Apollo", fromEntityId: alice.id, toEntityId: proj.id, relationType: "works_on", metadata: { since: 2025 } },
+      {
+        id: byName.relationId,
+        from: "Alice",
+        to: "Apollo",
+        fromEntityId: alice.id,
+        toEntityId: proj.id,
+        relationType: "works_on",
+        metadata: { since: 2025 },
+        createdBy: "anonymous",
+        updatedBy: "anonymous",
+      },
     ]);
   });
 

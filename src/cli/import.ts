@@ -7,6 +7,9 @@ import { withMemory, type Command } from "./command.js";
 import { parseLine } from "./memoryFile.js";
 import { progress } from "./progress.js";
 
+/** What the rows an import writes record as createdBy/updatedBy: the command, not a network caller. */
+export const CLI_ACTOR = "cli";
+
 /**
  * `central-memory import --workspace W FILE`: merges a server-memory JSONL file into W. Only adds
  * (so a second run changes nothing); bad lines are reported by number and skipped; the exit code is
@@ -40,7 +43,7 @@ export const importCommand: Command = {
     const bar = progress(io, `Importing into '${workspace}'`);
     const { report, seconds, requests } = await withMemory(io, async (memory, storageRequests) => {
       const [started, before] = [performance.now(), storageRequests()]; // the import itself, not starting storage
-      const result = await memory.importGraph(workspace, input, (done, total) => bar.update(done, total));
+      const result = await memory.importGraph(workspace, CLI_ACTOR, input, (done, total) => bar.update(done, total));
       return { report: result, seconds: (performance.now() - started) / 1000, requests: storageRequests() - before };
     });
     bar.finish();

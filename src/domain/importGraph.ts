@@ -1,7 +1,7 @@
 import { forEachLimited } from "./concurrency.js";
 import { entityId, observationId, relationIds, relationWrite, tagId } from "./ids.js";
 import { LIMITS } from "./limits.js";
-import type { TagDefinition } from "./model.js";
+import type { Actor, TagDefinition } from "./model.js";
 import type { GraphStore, NewEntity, ObservationChange, RelationWrite, TagStore, TagTarget } from "./store.js";
 import { checkEntityInput, checkEntityName, checkObservation, checkRelationInput, checkTagName, checkText, type EntityInput, type RelationInput } from "./validation.js";
 
@@ -54,7 +54,7 @@ const ENTITIES_PER_ADD = 100;
  * it twice changes nothing the second time. One scan of the workspace tells what exists, so that the
  * writes are only what is missing, packed into transactions by the store.
  */
-export async function importGraph(store: GraphStore, workspace: string, input: ImportInput, onProgress?: ImportProgress): Promise<ImportReport> {
+export async function importGraph(store: GraphStore, workspace: string, actor: Actor, input: ImportInput, onProgress?: ImportProgress): Promise<ImportReport> {
   // The caller reports bad lines and leaves them out; this only guards the rule.
   input.entities.forEach((entity) => checkEntityInput(entity, `line ${entity.line}`));
   input.relations.forEach((relation) => checkRelationInput(relation, `line ${relation.line}`));
@@ -80,7 +80,7 @@ export async function importGraph(store: GraphStore, workspace: string, input: I
 
   const fresh = entities.filter((entity) => !storedObservations.has(entity.id));
   progress(entities.length - fresh.length);
-  const { created } = await store.createEntities(workspace, fresh, progress);
+  const { created } = await store.createEntities(workspace, actor, fresh, progress);
   const createdIds = new Set(created);
 
   // Entities that existed (or were created concurrently meanwhile) get the observations they lack.
@@ -93,7 +93,7 @@ export async function importGraph(store: GraphStore, workspace: string, input: I
     .filter((change) => change.contents.length > 0);
   let observationsAdded = fresh.filter((entity) => createdIds.has(entity.id)).reduce((sum, entity) => sum + entity.observations.length, 0);
   for (let start = 0; start < changes.length; start += ENTITIES_PER_ADD) {
-    const { added } = await store.addObservations(workspace, changes.slice(start, start + ENTITIES_PER_ADD));
+    const { added } = await store.addObservations(workspace, actor, changes.slice(start, start + ENTITIES_PER_ADD));
     for (const contents of added.values()) observationsAdded += contents.length;
   }
 
@@ -122,6 +122,7 @@ export async function importGraph(store: GraphStore, workspace: string, input: I
 
   const outcome = await store.createRelations(
     workspace,
+    actor,
     candidates.map((candidate) => candidate.write),
     { allOrNothing: false, progress },
   );

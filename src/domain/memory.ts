@@ -2,7 +2,7 @@ import { decodeCursor, encodeCursor } from "./cursor.js";
 import { NotFoundError, ValidationError } from "./errors.js";
 import { entityId, isGuid, relationId, relationIds, relationWrite } from "./ids.js";
 import { LIMITS } from "./limits.js";
-import type { Direction, Entity, EntityNode, GraphPage, ReadMode, Relation } from "./model.js";
+import type { Actor, Direction, Entity, EntityNode, GraphPage, ReadMode, Relation } from "./model.js";
 import { topMatches } from "./search.js";
 import { importGraph, type ImportInput, type ImportProgress, type ImportReport } from "./importGraph.js";
 import type { EntitySummary, GraphStore } from "./store.js";
@@ -41,7 +41,10 @@ export interface UpsertRelationInput {
   metadata?: unknown;
 }
 
-/** The graph rules of one workspace-partitioned memory. Storage details stay behind GraphStore. */
+/**
+ * The graph rules of one workspace-partitioned memory. Storage details stay behind GraphStore.
+ * Write methods take the actor (the caller's principal id), which the store records as createdBy/updatedBy.
+ */
 export class MemoryService {
   /** Tags of entities and observations. */
   readonly tags: TagService;
@@ -50,10 +53,10 @@ export class MemoryService {
     this.tags = new TagService(store.tags);
   }
 
-  async upsertEntity(workspace: string, input: UpsertEntityInput) {
+  async upsertEntity(workspace: string, actor: Actor, input: UpsertEntityInput) {
     const id = entityId(workspace, input.name);
     const metadata = normalizeMetadata(input.metadata);
-    const result = await this.store.upsertEntity(workspace, {
+    const result = await this.store.upsertEntity(workspace, actor, {
       id,
       name: input.name,
       entityType: input.entityType,
@@ -63,7 +66,7 @@ export class MemoryService {
     return { id, created: result.created, addedObservations: result.addedObservations };
   }
 
-  async upsertRelation(workspace: string, input: UpsertRelationInput) {
+  async upsertRelation(workspace: string, actor: Actor, input: UpsertRelationInput) {
     const metadata = normalizeMetadata(input.metadata);
     const [from, to] = await Promise.all([
       this.resolveEndpoint(workspace, input.from, "Source"),
@@ -71,7 +74,7 @@ export class MemoryService {
     ]);
     const id = relationId(workspace, from.id, input.relationType, to.id);
     try {
-      const { created } = await this.store.upsertRelation(workspace, {
+      const { created } = await this.store.upsertRelation(workspace, actor, {
         id,
         fromEntityId: from.id,
         fromName: from.name,
@@ -113,7 +116,7 @@ export class MemoryService {
   }
 
   /** Creates entities whose names are new. Existing names, and repeats within the call, are skipped. */
-  async createEntities(workspace: string, entities: readonly EntityInput[]): Promise<EntityInput[]> {
+  async createEntities(workspace: string, actor: Actor, entities: readonly EntityInput[]): Promise<EntityInput[]> {
     checkCount(entities, "entities", LIMITS.itemsPerCall);
     entities.forEach((entity, i) => {
       checkEntityInput(entity, `entities[${i}]`);
@@ -122,7 +125,7 @@ export class MemoryService {
     const firsts = new Map<string, EntityInput>();
     for (const entity of entities) if (!firsts.has(entity.name)) firsts.set(entity.name, entity);
     const writes = [...firsts.values()].map((entity) => ({ ...entity, id: entityId(workspace, entity.name), observations: [...new Set(entity.observations)] }));
-    const { created } = await this.store.createEntities(workspace, writes);
+    const { created } = await this.store.createEntities(workspace, actor, writes);
     const made = new Set(created);
     return writes.filter((write) => made.has(write.id)).map(({ name, entityType, observations }) => ({ name, entityType, observations }));
   }
@@ -131,11 +134,11 @@ export class MemoryService {
    * Creates relations that do not exist yet. Both endpoints must exist: if any is missing, nothing is
    * written and the error names every missing entity.
    */
-  async createRelations(workspace: string, relations: readonly RelationInput[]): Promise<RelationInput[]> {
+  async createRelations(workspace: string, actor: Actor, relations: readonly RelationInput[]): Promise<RelationInput[]> {
     checkCount(relations, "relations", LIMITS.itemsPerCall);
     relations.forEach((relation, i) => checkRelationInput(relation, `relations[${i}]`));
     const writes = [...new Map(relations.map((relation) => relationWrite(workspace, relation)).map((write) => [write.id, write])).values()];
-    const { created, missingEntityIds } = await this.store.createRelations(workspace, writes, { allOrNothing: true });
+    const { created, missingEntityIds } = await this.store.createRelations(workspace, actor, writes, { allOrNothing: true });
     if (missingEntityIds.length > 0) {
       const names = namesOf(missingEntityIds, relations.flatMap((relation) => [relation.from, relation.to]), workspace);
       throw new NotFoundError(`${entitiesNotFound(names, workspace)} Create them with create_entities first; no relations were written.`);
@@ -148,7 +151,7 @@ export class MemoryService {
    * Adds observations an entity does not have yet (repeats are skipped). If any entity is missing,
    * nothing is written and the error names every missing entity.
    */
-  async addObservations(workspace: string, items: readonly { entityName: string; contents: string[] }[]) {
+  async addObservations(workspace: string, actor: Actor, items: readonly { entityName: string; contents: string[] }[]) {
     checkCount(items, "observations", LIMITS.itemsPerCall);
     items.forEach((item, i) => {
       checkEntityName(item.entityName, `observations[${i}].entityName`);
@@ -156,7 +159,7 @@ export class MemoryService {
       item.contents.forEach((content, j) => checkObservation(content, `observations[${i}].contents[${j}]`));
     });
     const changes = items.map((item) => ({ entityId: entityId(workspace, item.entityName), contents: item.contents }));
-    const { missing, added } = await this.store.addObservations(workspace, changes);
+    const { missing, added } = await this.store.addObservations(workspace, actor, changes);
     if (missing.length > 0) {
       const names = namesOf(missing, items.map((item) => item.entityName), workspace);
       throw new NotFoundError(`${entitiesNotFound(names, workspace)} Create them with create_entities first; no observations were added.`);
@@ -205,8 +208,8 @@ export class MemoryService {
   }
 
   /** Merges a graph file (server-memory's format, parsed) into the workspace; see importGraph. */
-  importGraph(workspace: string, input: ImportInput, onProgress?: ImportProgress): Promise<ImportReport> {
-    return importGraph(this.store, workspace, input, onProgress);
+  importGraph(workspace: string, actor: Actor, input: ImportInput, onProgress?: ImportProgress): Promise<ImportReport> {
+    return importGraph(this.store, workspace, actor, input, onProgress);
   }
 
   /**

@@ -1,3 +1,9 @@
+/**
+ * Who writes: the principal id (`key:<id>`, `entra:<oid>`, `anonymous`, or `cli` for the import
+ * command), recorded as createdBy/updatedBy on the rows a write creates or changes.
+ */
+export type Actor = string;
+
 /** JSON object attached to an entity or relation by the caller. */
 export type Metadata = Record<string, unknown>;
 
@@ -14,6 +20,9 @@ export interface Entity {
   metadata: Metadata;
   createdAt: string;
   updatedAt: string;
+  /** Authorship (principal ids, see Actor); absent on rows written before it was recorded. */
+  createdBy?: string;
+  updatedBy?: string;
   /** Sorts in the order added: time of creation, then position within the call that created it. */
   order: string;
 }
@@ -28,6 +37,9 @@ export interface Relation {
   metadata: Metadata;
   createdAt: string;
   updatedAt: string;
+  /** As Entity.createdBy and updatedBy. */
+  createdBy?: string;
+  updatedBy?: string;
   /** Sorts in the order added, as Entity.order. */
   order: string;
 }

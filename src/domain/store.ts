@@ -1,4 +1,4 @@
-import type { Direction, Entity, EntityNode, Metadata, ReadMode, Relation, TagDefinition, TagUsage } from "./model.js";
+import type { Actor, Direction, Entity, EntityNode, Metadata, ReadMode, Relation, TagDefinition, TagUsage } from "./model.js";
 
 /** What an upsert writes to an entity. Absent fields keep their stored values. */
 export interface EntityWrite {
@@ -108,6 +108,10 @@ export interface TagStore {
 /**
  * The storage port. The domain states what must happen; an adapter decides how, and must keep
  * every write safe under concurrent writers on other machines.
+ *
+ * Writes that create or change rows take the `actor` and record it: createdBy on the rows they
+ * create (never rewritten afterwards), updatedBy with updatedAt on the entity and relation rows they
+ * change. Guards (the empty merges that keep the delete invariant) change neither.
  */
 export interface GraphStore {
   /** The entity row alone (one point read), or undefined. */
@@ -117,10 +121,10 @@ export interface GraphStore {
    * Creates or updates an entity and adds observations it does not have yet.
    * Throws NotFoundError only if the entity vanished mid-write and could not be recreated.
    */
-  upsertEntity(workspace: string, write: EntityWrite): Promise<{ created: boolean; addedObservations: string[] }>;
+  upsertEntity(workspace: string, actor: Actor, write: EntityWrite): Promise<{ created: boolean; addedObservations: string[] }>;
 
   /** Writes a relation atomically with its edge rows. Throws NotFoundError if an endpoint does not exist. */
-  upsertRelation(workspace: string, write: RelationWrite): Promise<{ created: boolean }>;
+  upsertRelation(workspace: string, actor: Actor, write: RelationWrite): Promise<{ created: boolean }>;
 
   /** The entity's relations in one direction, or undefined when the entity does not exist. */
   getEntityRelations(workspace: string, entityId: string, direction: Direction): Promise<Relation[] | undefined>;
@@ -138,13 +142,13 @@ export interface GraphStore {
   scanEntities(workspace: string): AsyncIterable<EntityNode>;
 
   /** Creates the entities that do not exist yet; existing ones are left untouched. Returns the ids created. */
-  createEntities(workspace: string, entities: readonly NewEntity[], progress?: Progress): Promise<{ created: string[] }>;
+  createEntities(workspace: string, actor: Actor, entities: readonly NewEntity[], progress?: Progress): Promise<{ created: string[] }>;
 
   /**
    * Adds observations the entities do not have yet. If any entity is missing, writes nothing and
    * returns the missing ids. `added` maps each entity id to the contents actually added.
    */
-  addObservations(workspace: string, changes: readonly ObservationChange[], progress?: Progress): Promise<{ missing: string[]; added: Map<string, string[]> }>;
+  addObservations(workspace: string, actor: Actor, changes: readonly ObservationChange[], progress?: Progress): Promise<{ missing: string[]; added: Map<string, string[]> }>;
 
   /**
    * Creates the relations that do not exist yet (existing ones are skipped), each atomically with its
@@ -154,6 +158,7 @@ export interface GraphStore {
    */
   createRelations(
     workspace: string,
+    actor: Actor,
     relations: readonly RelationWrite[],
     options: { allOrNothing: boolean; progress?: Progress },
   ): Promise<{ created: string[]; missingEntityIds: string[] }>;

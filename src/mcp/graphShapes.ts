@@ -80,6 +80,23 @@ export function toOfficialGraph(graph: { entities: Entity[]; relations: Relation
   };
 }
 
+/**
+ * Who created a row and who last changed it (principal ids: `key:<id>`, `entra:<oid>`, `anonymous`,
+ * `cli`). Optional: rows written before authorship was recorded have neither.
+ */
+export const authorshipFields = {
+  createdBy: z.string().optional().describe("Who created it: key:<id>, entra:<oid>, anonymous or cli. Absent on older data and in mode 'names'."),
+  updatedBy: z.string().optional().describe("Who last changed it, in the same form. Absent on older data and in mode 'names'."),
+};
+
+/** The authorship a row records, each field left out when absent. */
+export function authorshipOf(item: { createdBy?: string; updatedBy?: string }): { createdBy?: string; updatedBy?: string } {
+  return {
+    ...(item.createdBy !== undefined ? { createdBy: item.createdBy } : {}),
+    ...(item.updatedBy !== undefined ? { updatedBy: item.updatedBy } : {}),
+  };
+}
+
 /** read_graph's shape: a superset of the official one (ids, metadata) and of the Central-Memory API's. */
 export const graphEntity = z.object({
   id: z.string(),
@@ -87,6 +104,7 @@ export const graphEntity = z.object({
   entityType: z.string(),
   observations: z.array(z.string()).optional().describe("In the order they were added. Absent in mode 'names'."),
   metadata: metadataOutput.optional().describe("Absent in mode 'names'."),
+  ...authorshipFields,
   ...tagFields,
 });
 
@@ -98,6 +116,7 @@ export const graphRelation = z.object({
   toEntityId: z.string(),
   relationType: z.string(),
   metadata: metadataOutput.optional().describe("Absent in mode 'names'."),
+  ...authorshipFields,
 });
 
 export const graphOutput = {
@@ -116,7 +135,7 @@ export function toGraphOutput(workspace: string, page: GraphPage, mode: "full" |
       id: e.id,
       name: e.name,
       entityType: e.entityType,
-      ...(full ? { observations: e.observations, metadata: e.metadata } : {}),
+      ...(full ? { observations: e.observations, metadata: e.metadata, ...authorshipOf(e) } : {}),
       ...(withTags ? tagFieldsOf(e) : {}),
     })),
     relations: page.relations.map((r) => ({
@@ -126,7 +145,7 @@ export function toGraphOutput(workspace: string, page: GraphPage, mode: "full" |
       fromEntityId: r.fromEntityId,
       toEntityId: r.toEntityId,
       relationType: r.relationType,
-      ...(full ? { metadata: r.metadata } : {}),
+      ...(full ? { metadata: r.metadata, ...authorshipOf(r) } : {}),
     })),
     ...(page.cursor !== undefined ? { cursor: page.cursor } : {}),
   };

@@ -1,4 +1,5 @@
 import { observationId } from "../domain/ids.js";
+import type { Actor } from "../domain/model.js";
 import { orderKey } from "../domain/order.js";
 import type { RelationWrite } from "../domain/store.js";
 import { relationRowKeys, rowKey } from "./keys.js";
@@ -8,22 +9,39 @@ import { kindOf, type EntityRow, type ObservationRow, type RelationRow, type Sto
 
 export type Row = Record<string, unknown> & { partitionKey: string; rowKey: string };
 
+/** When a write happens and who makes it: every row a write creates or changes is stamped with both. */
+export interface Stamp {
+  now: string;
+  actor: Actor;
+}
+
+export const stampOf = (actor: Actor): Stamp => ({ now: new Date().toISOString(), actor });
+
+/** The fields of a row being created: created and updated, at once, by the actor. */
+export function creation({ now, actor }: Stamp) {
+  return { createdAt: now, updatedAt: now, createdBy: actor, updatedBy: actor };
+}
+
+/** The fields a change merges into an existing row: createdAt and createdBy are left as they are. */
+export function update({ now, actor }: Stamp) {
+  return { updatedAt: now, updatedBy: actor };
+}
+
 /** A new entity row, with its position in the call that creates it (see orderKey). */
-export function entityRow(workspace: string, entity: { id: string; name: string; entityType: string; metadata?: unknown }, now: string, position: number): Row {
+export function entityRow(workspace: string, entity: { id: string; name: string; entityType: string; metadata?: unknown }, stamp: Stamp, position: number): Row {
   const row: EntityRow = {
     kind: "entity",
     name: entity.name,
     entityType: entity.entityType,
     metadata: JSON.stringify(entity.metadata ?? {}),
-    createdAt: now,
-    updatedAt: now,
-    order: orderKey(now, position),
+    ...creation(stamp),
+    order: orderKey(stamp.now, position),
   };
   return { partitionKey: workspace, rowKey: rowKey.entity(entity.id), ...row };
 }
 
 /** The observation rows for contents not already stored (nor repeated within `contents`), in order. */
-export function newObservationRows(workspace: string, entityId: string, contents: readonly string[], stored: Set<string>, now: string) {
+export function newObservationRows(workspace: string, entityId: string, contents: readonly string[], stored: Set<string>, { now, actor }: Stamp) {
   const seen = new Set(stored);
   const added: string[] = [];
   const rows: Row[] = [];
@@ -32,7 +50,7 @@ export function newObservationRows(workspace: string, entityId: string, contents
     if (seen.has(key)) continue;
     seen.add(key);
     added.push(content);
-    const row: ObservationRow = { kind: "observation", entityId, content, order: orderKey(now, added.length), createdAt: now };
+    const row: ObservationRow = { kind: "observation", entityId, content, order: orderKey(now, added.length), createdAt: now, createdBy: actor };
     rows.push({ partitionKey: workspace, rowKey: key, ...row });
   }
   return { added, rows };

@@ -11,6 +11,9 @@ export interface EntityRow {
   metadata: string;
   createdAt: string;
   updatedAt: string;
+  /** The actor who created the row, and who last changed it (absent on rows written before they were recorded). */
+  createdBy?: string;
+  updatedBy?: string;
   /** Sorts entities in the order they were added (absent on rows written before it existed). */
   order?: string;
 }
@@ -22,6 +25,7 @@ export interface ObservationRow {
   /** Sorts observations in the order they were added (row keys are hashes). */
   order: string;
   createdAt: string;
+  createdBy?: string;
 }
 
 /** The canonical relation row and both edge rows carry the same fields. */
@@ -36,6 +40,8 @@ export interface RelationRow {
   metadata: string;
   createdAt: string;
   updatedAt: string;
+  createdBy?: string;
+  updatedBy?: string;
   order?: string;
 }
 
@@ -88,6 +94,14 @@ export function parseMetadata(text: unknown): Metadata {
 
 const text = (value: unknown): string => (typeof value === "string" ? value : "");
 
+/** createdBy and updatedBy, each present only when the row records it. */
+function authorship(row: StoredRow): { createdBy?: string; updatedBy?: string } {
+  return {
+    ...(typeof row.createdBy === "string" ? { createdBy: row.createdBy } : {}),
+    ...(typeof row.updatedBy === "string" ? { updatedBy: row.updatedBy } : {}),
+  };
+}
+
 
 export function toEntity(row: StoredRow, observations: string[], tags: Pick<Entity, "tags" | "observationTags">): Entity {
   return {
@@ -99,6 +113,7 @@ export function toEntity(row: StoredRow, observations: string[], tags: Pick<Enti
     metadata: parseMetadata(row.metadata),
     createdAt: text(row.createdAt),
     updatedAt: text(row.updatedAt),
+    ...authorship(row),
     order: text(row.order) || text(row.createdAt),
   };
 }
@@ -114,6 +129,7 @@ export function toRelation(row: StoredRow): Relation {
     metadata: parseMetadata(row.metadata),
     createdAt: text(row.createdAt),
     updatedAt: text(row.updatedAt),
+    ...authorship(row),
     order: text(row.order) || text(row.createdAt),
   };
 }

@@ -1,7 +1,7 @@
 import { odata, type TableClient, type TransactionAction } from "@azure/data-tables";
 import { NotFoundError } from "../domain/errors.js";
 import { LIMITS } from "../domain/limits.js";
-import type { Direction, EntityNode, ReadMode, Relation } from "../domain/model.js";
+import type { Actor, Direction, EntityNode, ReadMode, Relation } from "../domain/model.js";
 import { observationId } from "../domain/ids.js";
 import type {
   EntitySummary,
@@ -20,7 +20,7 @@ import * as requests from "./tableRequests.js";
 import { CONCURRENCY, deleteAction, MAX_ATTEMPTS, PAGE_SIZE, retryExhausted } from "./tableRequests.js";
 import { byCreation, compareText, orderKey } from "../domain/order.js";
 import { assembleEntity, kindOf, tagPairOf, type EntityRow, type StoredRow } from "./rows.js";
-import { entityRow, newObservationRows, relationRows, storedKeys } from "./rowWrites.js";
+import { creation, entityRow, newObservationRows, relationRows, stampOf, storedKeys, update } from "./rowWrites.js";
 import { chunkActions, forEachLimited, pack, type Unit } from "./transactions.js";
 import type { StorageConnection } from "./client.js";
 import { TableTagStore } from "./tableTagStore.js";
@@ -56,15 +56,16 @@ export class TableGraphStore implements GraphStore {
     return { id: entityId, name: String(row.name ?? ""), entityType: String(row.entityType ?? "") };
   }
 
-  async upsertEntity(workspace: string, write: EntityWrite): Promise<{ created: boolean; addedObservations: string[] }> {
+  async upsertEntity(workspace: string, actor: Actor, write: EntityWrite): Promise<{ created: boolean; addedObservations: string[] }> {
     await this.storage.ensureTable();
     const rows = await this.queryRange(workspace, keyRange.entityWithObservations(write.id));
     let exists = rows.some((row) => kindOf(row) === "entity");
-    const now = new Date().toISOString();
-    const { added, rows: observationRows } = newObservationRows(workspace, write.id, write.observations, storedKeys(rows), now);
+    const stamp = stampOf(actor);
+    const { added, rows: observationRows } = newObservationRows(workspace, write.id, write.observations, storedKeys(rows), stamp);
 
+    // The merge (also the fallback when a concurrent writer created the row first) never carries createdAt or createdBy.
     const changes: Partial<EntityRow> = {
-      updatedAt: now,
+      ...update(stamp),
       ...(write.entityType !== undefined ? { entityType: write.entityType } : {}),
       ...(write.metadata !== undefined ? { metadata: JSON.stringify(write.metadata) } : {}),
     };
@@ -74,7 +75,7 @@ export class TableGraphStore implements GraphStore {
     for (let attempt = 1; ; attempt++) {
       const created = !exists;
       const entityAction: TransactionAction = created
-        ? ["create", entityRow(workspace, { ...write, entityType: write.entityType ?? "" }, now, 1)]
+        ? ["create", entityRow(workspace, { ...write, entityType: write.entityType ?? "" }, stamp, 1)]
         : ["update", { partitionKey: workspace, rowKey: rowKey.entity(write.id), ...changes }, "Merge"];
       try {
         await this.submit(workspace, [entityAction], observationActions, write.id);
@@ -89,12 +90,12 @@ export class TableGraphStore implements GraphStore {
     }
   }
 
-  async upsertRelation(workspace: string, write: RelationWrite): Promise<{ created: boolean }> {
+  async upsertRelation(workspace: string, actor: Actor, write: RelationWrite): Promise<{ created: boolean }> {
     await this.storage.ensureTable();
-    const now = new Date().toISOString();
+    const stamp = stampOf(actor);
     const guards = [write.fromEntityId, write.toEntityId];
-    // Try to create first, so createdAt is written exactly once; fall back to a merge if it exists.
-    const createRows = relationRows(workspace, write, { metadata: JSON.stringify(write.metadata ?? {}), createdAt: now, updatedAt: now, order: orderKey(now, 1) });
+    // Try to create first, so createdAt and createdBy are written exactly once; fall back to a merge if it exists.
+    const createRows = relationRows(workspace, write, { metadata: JSON.stringify(write.metadata ?? {}), ...creation(stamp), order: orderKey(stamp.now, 1) });
     try {
       await this.transactUnit(workspace, { actions: createRows.map((row): TransactionAction => ["create", row]), guards });
       return { created: true };
@@ -103,7 +104,7 @@ export class TableGraphStore implements GraphStore {
       if (failure === "not-found") throw new NotFoundError("A relation endpoint does not exist.");
       if (failure !== "entity-exists") throw toMemoryError(error);
     }
-    const mergeRows = relationRows(workspace, write, { updatedAt: now, ...(write.metadata !== undefined ? { metadata: JSON.stringify(write.metadata) } : {}) });
+    const mergeRows = relationRows(workspace, write, { ...update(stamp), ...(write.metadata !== undefined ? { metadata: JSON.stringify(write.metadata) } : {}) });
     try {
       await this.transactUnit(workspace, { actions: mergeRows.map((row): TransactionAction => ["upsert", row, "Merge"]), guards });
       return { created: false };
@@ -161,14 +162,14 @@ export class TableGraphStore implements GraphStore {
     yield* this.scan(odata`PartitionKey eq ${workspace} and RowKey lt ${keyRange.graph.to} and kind ne ${"relation"}`, SEARCH_COLUMNS);
   }
 
-  async createEntities(workspace: string, entities: readonly NewEntity[], progress?: Progress): Promise<{ created: string[] }> {
+  async createEntities(workspace: string, actor: Actor, entities: readonly NewEntity[], progress?: Progress): Promise<{ created: string[] }> {
     await this.storage.ensureTable();
-    const now = new Date().toISOString();
+    const stamp = stampOf(actor);
     const created: string[] = [];
     // Observation rows of a new entity are created too (cheaper than upserts); only rows an interrupted delete left behind could be in the way.
     const actionsOf = (entity: NewEntity, i: number, observations: "create" | "upsert"): TransactionAction[] => [
-      ["create", entityRow(workspace, entity, now, i + 1)],
-      ...newObservationRows(workspace, entity.id, entity.observations, new Set(), now).rows.map((row): TransactionAction =>
+      ["create", entityRow(workspace, entity, stamp, i + 1)],
+      ...newObservationRows(workspace, entity.id, entity.observations, new Set(), stamp).rows.map((row): TransactionAction =>
         observations === "create" ? ["create", row] : ["upsert", row, "Merge"],
       ),
     ];
@@ -209,7 +210,7 @@ export class TableGraphStore implements GraphStore {
     return { created };
   }
 
-  async addObservations(workspace: string, changes: readonly ObservationChange[]): Promise<{ missing: string[]; added: Map<string, string[]> }> {
+  async addObservations(workspace: string, actor: Actor, changes: readonly ObservationChange[]): Promise<{ missing: string[]; added: Map<string, string[]> }> {
     await this.storage.ensureTable();
     const wanted = mergeChanges(changes);
     const ids = [...wanted.keys()];
@@ -222,9 +223,9 @@ export class TableGraphStore implements GraphStore {
       const ranges = await Promise.all(ids.map((id) => this.queryRange(workspace, keyRange.entityWithObservations(id))));
       const missing = ids.filter((_, i) => !ranges[i]!.some((row) => kindOf(row) === "entity"));
       if (missing.length > 0) return { ...result(), missing };
-      const now = new Date().toISOString();
+      const stamp = stampOf(actor);
       const units = ids.flatMap((id, i) => {
-        const { rows } = newObservationRows(workspace, id, wanted.get(id) ?? [], storedKeys(ranges[i]!), now);
+        const { rows } = newObservationRows(workspace, id, wanted.get(id) ?? [], storedKeys(ranges[i]!), stamp);
         // `create`, not upsert: if a concurrent call adds the same content, one of us learns it (409) and reports it not added.
         // One slot of each transaction is the entity's guard.
         return chunkActions(rows.map((row): TransactionAction => ["create", row]), LIMITS.batchOperations - 1).map((actions) => ({ actions, guards: [id] }));
@@ -245,16 +246,17 @@ export class TableGraphStore implements GraphStore {
 
   async createRelations(
     workspace: string,
+    actor: Actor,
     relations: readonly RelationWrite[],
     options: { allOrNothing: boolean; progress?: Progress },
   ): Promise<{ created: string[]; missingEntityIds: string[] }> {
     await this.storage.ensureTable();
-    const now = new Date().toISOString();
+    const stamp = stampOf(actor);
     const distinct = [...new Map(relations.map((relation) => [relation.id, relation])).values()];
     const units: RelationUnit[] = distinct
       .map((relation, i) => ({
         relation,
-        actions: relationRows(workspace, relation, { metadata: JSON.stringify(relation.metadata ?? {}), createdAt: now, updatedAt: now, order: orderKey(now, i + 1) }).map(
+        actions: relationRows(workspace, relation, { metadata: JSON.stringify(relation.metadata ?? {}), ...creation(stamp), order: orderKey(stamp.now, i + 1) }).map(
           (row): TransactionAction => ["create", row],
         ),
         guards: [relation.fromEntityId, relation.toEntityId],

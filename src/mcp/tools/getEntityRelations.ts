@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ValidationError } from "../../domain/errors.js";
 import { defineTool } from "../tool.js";
+import { authorshipFields, authorshipOf } from "../graphShapes.js";
 import { entityId, entityName, metadataOutput } from "../schemas.js";
 
 export const getEntityRelations = defineTool({
@@ -9,7 +10,7 @@ export const getEntityRelations = defineTool({
   title: "List an entity's relations",
   description:
     "List the relations of one entity, given by entityId or entityName. direction: 'out' (default) for relations it starts, " +
-    "'in' for relations pointing at it, 'both' for all.",
+    "'in' for relations pointing at it, 'both' for all. Each relation says who created it (createdBy) and last changed it (updatedBy).",
   input: {
     entityId: entityId.optional(),
     entityName: entityName.optional(),
@@ -28,6 +29,7 @@ export const getEntityRelations = defineTool({
         toEntityId: z.string(),
         toName: z.string(),
         metadata: metadataOutput,
+        ...authorshipFields,
       }),
     ),
   },
@@ -47,6 +49,7 @@ export const getEntityRelations = defineTool({
         toEntityId: r.toEntityId,
         toName: r.toName,
         metadata: r.metadata,
+        ...authorshipOf(r),
       })),
     };
   },

@@ -11,7 +11,8 @@ export const readGraph = defineTool({
     "Read the workspace's entities (with observations, in the order they were added) and relations. With no arguments it returns " +
     "everything. For a large graph, page it: `limit` entities per page, each with the relations that start at them, and pass the " +
     "returned `cursor` back for the next page (no cursor means the last page). mode 'names' returns only names and types, a small " +
-    "overview to pick entities from; then use open_nodes for their details. With the tags group, entities also carry `tags` and " +
+    "overview to pick entities from; then use open_nodes for their details. In mode 'full', entities and relations also say who " +
+    "created them (createdBy) and last changed them (updatedBy). With the tags group, entities also carry `tags` and " +
     "(in mode 'full') `observationTags`: observation text -> tags.",
   input: {
     limit: z.number().int().min(1).max(LIMITS.itemsPerCall).optional().describe("Entities per page (1-1000). Omit for everything."),

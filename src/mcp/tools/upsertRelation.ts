@@ -27,10 +27,10 @@ export const upsertRelation = defineTool({
     relationType: z.string(),
   },
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  async handler(args, { memory, workspace }) {
+  async handler(args, { memory, workspace, principal }) {
     if (args.fromEntityId === undefined && args.from === undefined) throw new ValidationError("Give the source entity: fromEntityId or from.");
     if (args.toEntityId === undefined && args.to === undefined) throw new ValidationError("Give the target entity: toEntityId or to.");
-    const result = await memory.upsertRelation(workspace, {
+    const result = await memory.upsertRelation(workspace, principal.id, {
       from: { id: args.fromEntityId, name: args.from },
       to: { id: args.toEntityId, name: args.to },
       relationType: args.relationType,
