@@ -1,4 +1,4 @@
-import type { PhaseResult } from "./phases.js";
+import type { PhaseResult, ProbeResult } from "./phases.js";
 
 export interface BenchReport {
   date: string;
@@ -12,6 +12,8 @@ export interface BenchReport {
   skipped: { name: string; reason: string }[];
   verified: Record<string, string>;
   phases: PhaseResult[];
+  /** Concurrent add_observations on one entity: how many of the writers' observations it kept. */
+  lostWriteProbe: (ProbeResult & { failed: number })[];
 }
 
 const fixed = (value: number | undefined, digits: number) => (value === undefined || Number.isNaN(value) ? "n/a" : value.toFixed(digits));
@@ -65,6 +67,12 @@ export function markdown(report: BenchReport): string {
         `Cold import of the Functions entry \`${entry}\` (fresh \`node\` each time): median ${fixed(median, 0)} ms over ${runs.length} runs (${runs.map((ms) => ms.toFixed(0)).join(", ")}).`,
     ),
   );
+  for (const { target, writers, kept, failed } of report.lostWriteProbe) {
+    lines.push(
+      `Lost-write probe, ${target}: ${writers} concurrent add_observations on one entity; it kept ${kept} of ${writers}` +
+        `${failed > 0 ? ` (${failed} calls reported an error)` : ""}${kept + failed < writers ? `: ${writers - kept - failed} lost` : ""}.`,
+    );
+  }
   for (const [target, note] of Object.entries(report.verified)) lines.push(`Verified after the run, ${target}: ${note}.`);
   for (const { name, reason } of report.skipped) lines.push(`Skipped ${name}: ${reason}.`);
   return lines.join("\n");
