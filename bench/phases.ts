@@ -54,6 +54,8 @@ export interface PhaseResult {
   phase: string;
   target: string;
   calls: number;
+  /** Calls that reported an error (not counted in the latencies). */
+  failedCalls: number;
   seconds: number;
   opsPerSec: number;
   p50Ms: number;
@@ -71,6 +73,7 @@ interface Tally {
   latencies: number[];
   seconds: number;
   requests: number | undefined;
+  failed: number;
 }
 
 /** Calls [from, to) of a phase on one target, `concurrency` in flight, timing every call. */
@@ -82,8 +85,13 @@ async function runBatch(target: Target, phase: Phase, entities: number, concurre
   const worker = async () => {
     for (let index = next++; index < to; index = next++) {
       const t0 = performance.now();
-      await phase.run(ops, index, entities);
-      tally.latencies.push(performance.now() - t0);
+      try {
+        await phase.run(ops, index, entities);
+        tally.latencies.push(performance.now() - t0);
+      } catch {
+        // A reference target that lost data fails calls on it (server-memory at concurrency 8): count them, do not time them.
+        tally.failed++;
+      }
     }
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, to - from) }, worker));
@@ -102,7 +110,7 @@ export async function runPhase(targets: Target[], phase: Phase, entities: number
   const able = targets.filter((target) => target.ops[phase.operation]);
   const calls = phase.calls(entities);
   const size = Math.max(1, Math.ceil(calls / batches));
-  const tallies = new Map(able.map((target) => [target, { latencies: [], seconds: 0, requests: undefined } as Tally]));
+  const tallies = new Map(able.map((target) => [target, { latencies: [], seconds: 0, requests: undefined, failed: 0 } as Tally]));
   for (let from = 0, round = 0; from < calls; from += size, round++) {
     const to = Math.min(calls, from + size);
     for (let k = 0; k < able.length; k++) {
@@ -119,6 +127,7 @@ export async function runPhase(targets: Target[], phase: Phase, entities: number
       phase: phase.name,
       target: target.name,
       calls,
+      failedCalls: tally.failed,
       seconds: tally.seconds,
       opsPerSec: calls / tally.seconds,
       p50Ms: latency.p50,

@@ -50,7 +50,7 @@ export function markdown(report: BenchReport): string {
       }
       const ours = row.target === "ours";
       lines.push(
-        `| ${phase} | ${row.target} | ${row.calls} | ${fixed(row.opsPerSec, 0)} | ${fixed(row.p50Ms, 2)} | ${fixed(row.p99Ms, 2)} | ` +
+        `| ${phase} | ${row.target} | ${row.calls}${row.failedCalls > 0 ? ` (${row.failedCalls} failed)` : ""} | ${fixed(row.opsPerSec, 0)} | ${fixed(row.p50Ms, 2)} | ${fixed(row.p99Ms, 2)} | ` +
           `${fixed(row.storageRequestsPerCall, 2)} | ${ours ? ratio(row.p50Ms, p50Of("floor")) : ""} | ${ours ? ratio(row.p50Ms, p50Of("server-memory")) : ""} | ` +
           `${fixed(row.modelledAzureMs, 1)} | ${row.peakRssBytes === undefined ? "n/a" : fixed(row.peakRssBytes / 2 ** 20, 0)} |`,
       );

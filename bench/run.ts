@@ -95,6 +95,8 @@ async function main(): Promise<void> {
       log(`${phase.name} × ${phase.calls(n)} on ${targets.map((target) => target.name).join(", ")} …`);
       for (const result of await runPhase(targets, phase, n, options.concurrency, options.azureMs)) {
         report.phases.push(result);
+        // Our own failures fail the run; a reference target's are a finding to print.
+        if (result.failedCalls > 0 && (result.target === "ours" || result.target === "floor")) process.exitCode = 1;
         log(`  ${result.target}: ${result.seconds.toFixed(1)} s, p50 ${result.p50Ms.toFixed(2)} ms`);
       }
     }
