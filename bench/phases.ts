@@ -3,7 +3,7 @@ import type { EntitySpec, Operations, Target } from "./targets/types.js";
 
 /**
  * A phase: `calls(N)` calls of one workload operation. Phases are data, so adding the official
- * memory-server tools (add_observations, open_nodes, search_nodes, …) is one entry here plus the
+ * memory-server tools is one entry here plus the
  * operation on each target that has it.
  */
 export interface Phase {
@@ -20,6 +20,13 @@ export function entitySpec(index: number): EntitySpec {
   return { name: entityName(index), entityType: "bench", observations: [1, 2, 3].map((k) => `fact ${k} about entity ${index}`) };
 }
 
+/** Calls of the add_observations phase, each adding one observation. */
+export const ADDED_OBSERVATIONS = 1000;
+
+/** Entities visited in a fixed order spread over the graph (7919 is prime), the same for every target. */
+const spread = (index: number, entities: number) => entityName((index * 7919) % entities);
+
+/** In the order of the issue's workload: creates, then 1,000 calls of each single-entity tool, then read_graph. */
 export const CORE_PHASES: Phase[] = [
   { name: "upsert_entity (3 obs) / create_entities", operation: "createEntity", calls: (n) => n, run: (ops, i) => ops.createEntity(entitySpec(i)) },
   {
@@ -30,12 +37,16 @@ export const CORE_PHASES: Phase[] = [
     run: (ops, i, n) => ops.createRelation({ from: entityName(i), to: entityName((i + 1) % n), relationType: "relates_to" }),
   },
   {
-    name: "get_entity_relations",
-    operation: "getEntityRelations",
-    calls: () => 1000,
-    // Spread over the graph in a fixed order (7919 is prime), the same for every target.
-    run: (ops, i, n) => ops.getEntityRelations(entityName((i * 7919) % n)),
+    name: "add_observations (1 entity, 1 obs)",
+    operation: "addObservations",
+    calls: () => ADDED_OBSERVATIONS,
+    // Content unique to the call, so every call adds a row (verify counts them).
+    run: (ops, i, n) => ops.addObservations(spread(i, n), [`added observation ${i}`]),
   },
+  { name: "open_nodes (1 name)", operation: "openNodes", calls: () => 1000, run: (ops, i, n) => ops.openNodes(spread(i, n)) },
+  { name: "get_entity_relations", operation: "getEntityRelations", calls: () => 1000, run: (ops, i, n) => ops.getEntityRelations(spread(i, n)) },
+  // Matches the entity's name (and the few whose names extend it): every target still reads the whole graph to answer.
+  { name: "search_nodes", operation: "searchNodes", calls: () => 1000, run: (ops, i, n) => ops.searchNodes(spread(i, n)) },
   { name: "read_graph", operation: "readGraph", calls: () => 5, run: (ops) => ops.readGraph() },
 ];
 
@@ -43,6 +54,8 @@ export interface PhaseResult {
   phase: string;
   target: string;
   calls: number;
+  /** Calls that reported an error (not counted in the latencies). */
+  failedCalls: number;
   seconds: number;
   opsPerSec: number;
   p50Ms: number;
@@ -60,6 +73,7 @@ interface Tally {
   latencies: number[];
   seconds: number;
   requests: number | undefined;
+  failed: number;
 }
 
 /** Calls [from, to) of a phase on one target, `concurrency` in flight, timing every call. */
@@ -71,8 +85,13 @@ async function runBatch(target: Target, phase: Phase, entities: number, concurre
   const worker = async () => {
     for (let index = next++; index < to; index = next++) {
       const t0 = performance.now();
-      await phase.run(ops, index, entities);
-      tally.latencies.push(performance.now() - t0);
+      try {
+        await phase.run(ops, index, entities);
+        tally.latencies.push(performance.now() - t0);
+      } catch {
+        // A reference target that lost data fails calls on it (server-memory at concurrency 8): count them, do not time them.
+        tally.failed++;
+      }
     }
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, to - from) }, worker));
@@ -91,7 +110,7 @@ export async function runPhase(targets: Target[], phase: Phase, entities: number
   const able = targets.filter((target) => target.ops[phase.operation]);
   const calls = phase.calls(entities);
   const size = Math.max(1, Math.ceil(calls / batches));
-  const tallies = new Map(able.map((target) => [target, { latencies: [], seconds: 0, requests: undefined } as Tally]));
+  const tallies = new Map(able.map((target) => [target, { latencies: [], seconds: 0, requests: undefined, failed: 0 } as Tally]));
   for (let from = 0, round = 0; from < calls; from += size, round++) {
     const to = Math.min(calls, from + size);
     for (let k = 0; k < able.length; k++) {
@@ -108,6 +127,7 @@ export async function runPhase(targets: Target[], phase: Phase, entities: number
       phase: phase.name,
       target: target.name,
       calls,
+      failedCalls: tally.failed,
       seconds: tally.seconds,
       opsPerSec: calls / tally.seconds,
       p50Ms: latency.p50,
@@ -117,4 +137,27 @@ export async function runPhase(targets: Target[], phase: Phase, entities: number
       ...(rss === undefined ? {} : { peakRssBytes: rss }),
     };
   });
+}
+
+/** Writers in the lost-write probe, all adding to one entity at once. */
+export const PROBE_WRITERS = 50;
+
+export interface ProbeResult {
+  target: string;
+  writers: number;
+  /** Of the writers' observations, how many the entity has afterwards. */
+  kept: number;
+}
+
+/**
+ * The lost-write probe: one new entity, then PROBE_WRITERS concurrent add_observations on it, each
+ * with its own content; afterwards open_nodes counts what the entity kept. A call that reports an
+ * error is not a lost write, so failures are counted apart.
+ */
+export async function lostWriteProbe(target: Target): Promise<ProbeResult & { failed: number }> {
+  const ops = target.ops as Operations;
+  const name = "lost-write-probe";
+  await ops.createEntity({ name, entityType: "bench", observations: [] });
+  const outcomes = await Promise.allSettled(Array.from({ length: PROBE_WRITERS }, (_, k) => ops.addObservations(name, [`writer ${k}`])));
+  return { target: target.name, writers: PROBE_WRITERS, kept: await ops.openNodes(name), failed: outcomes.filter((outcome) => outcome.status === "rejected").length };
 }

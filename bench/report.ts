@@ -1,4 +1,4 @@
-import type { PhaseResult } from "./phases.js";
+import type { PhaseResult, ProbeResult } from "./phases.js";
 
 export interface BenchReport {
   date: string;
@@ -12,6 +12,8 @@ export interface BenchReport {
   skipped: { name: string; reason: string }[];
   verified: Record<string, string>;
   phases: PhaseResult[];
+  /** Concurrent add_observations on one entity: how many of the writers' observations it kept. */
+  lostWriteProbe: (ProbeResult & { failed: number })[];
 }
 
 const fixed = (value: number | undefined, digits: number) => (value === undefined || Number.isNaN(value) ? "n/a" : value.toFixed(digits));
@@ -48,7 +50,7 @@ export function markdown(report: BenchReport): string {
       }
       const ours = row.target === "ours";
       lines.push(
-        `| ${phase} | ${row.target} | ${row.calls} | ${fixed(row.opsPerSec, 0)} | ${fixed(row.p50Ms, 2)} | ${fixed(row.p99Ms, 2)} | ` +
+        `| ${phase} | ${row.target} | ${row.calls}${row.failedCalls > 0 ? ` (${row.failedCalls} failed)` : ""} | ${fixed(row.opsPerSec, 0)} | ${fixed(row.p50Ms, 2)} | ${fixed(row.p99Ms, 2)} | ` +
           `${fixed(row.storageRequestsPerCall, 2)} | ${ours ? ratio(row.p50Ms, p50Of("floor")) : ""} | ${ours ? ratio(row.p50Ms, p50Of("server-memory")) : ""} | ` +
           `${fixed(row.modelledAzureMs, 1)} | ${row.peakRssBytes === undefined ? "n/a" : fixed(row.peakRssBytes / 2 ** 20, 0)} |`,
       );
@@ -65,6 +67,12 @@ export function markdown(report: BenchReport): string {
         `Cold import of the Functions entry \`${entry}\` (fresh \`node\` each time): median ${fixed(median, 0)} ms over ${runs.length} runs (${runs.map((ms) => ms.toFixed(0)).join(", ")}).`,
     ),
   );
+  for (const { target, writers, kept, failed } of report.lostWriteProbe) {
+    lines.push(
+      `Lost-write probe, ${target}: ${writers} concurrent add_observations on one entity; it kept ${kept} of ${writers}` +
+        `${failed > 0 ? ` (${failed} calls reported an error)` : ""}${kept + failed < writers ? `: ${writers - kept - failed} lost` : ""}.`,
+    );
+  }
   for (const [target, note] of Object.entries(report.verified)) lines.push(`Verified after the run, ${target}: ${note}.`);
   for (const { name, reason } of report.skipped) lines.push(`Skipped ${name}: ${reason}.`);
   return lines.join("\n");

@@ -7,7 +7,7 @@ import { fileURLToPath } from "node:url";
 import { parseBenchArgs, type BenchOptions } from "./lib/args.js";
 import { startChild, type ChildHandle } from "./lib/processes.js";
 import { median } from "./lib/stats.js";
-import { CORE_PHASES, runPhase } from "./phases.js";
+import { ADDED_OBSERVATIONS, CORE_PHASES, lostWriteProbe, runPhase } from "./phases.js";
 import { markdown, type BenchReport } from "./report.js";
 import { startFloor } from "./targets/floor.js";
 import { startOurs } from "./targets/ours.js";
@@ -68,6 +68,7 @@ async function main(): Promise<void> {
     skipped: [],
     verified: {},
     phases: [],
+    lostWriteProbe: [],
   };
   const log = (line: string) => process.stderr.write(`${line}\n`);
 
@@ -94,6 +95,8 @@ async function main(): Promise<void> {
       log(`${phase.name} × ${phase.calls(n)} on ${targets.map((target) => target.name).join(", ")} …`);
       for (const result of await runPhase(targets, phase, n, options.concurrency, options.azureMs)) {
         report.phases.push(result);
+        // Our own failures fail the run; a reference target's are a finding to print.
+        if (result.failedCalls > 0 && (result.target === "ours" || result.target === "floor")) process.exitCode = 1;
         log(`  ${result.target}: ${result.seconds.toFixed(1)} s, p50 ${result.p50Ms.toFixed(2)} ms`);
       }
     }
@@ -102,6 +105,13 @@ async function main(): Promise<void> {
       report.verified[target.name] = verdict.note;
       // Our own losses fail the run; a reference target's are a finding to print.
       if (!verdict.ok && (target.name === "ours" || target.name === "floor")) process.exitCode = 1;
+    }
+    // After verifying, so the probe's entity does not change the counts checked above.
+    for (const target of targets.filter(({ name, ops }) => ops.addObservations && ops.openNodes && name !== "floor")) {
+      log(`Lost-write probe on ${target.name} …`);
+      const probe = await lostWriteProbe(target);
+      report.lostWriteProbe.push(probe);
+      if (target.name === "ours" && probe.kept + probe.failed < probe.writers) process.exitCode = 1;
     }
   } finally {
     for (const { target, azurite } of running) {
@@ -125,8 +135,9 @@ async function main(): Promise<void> {
 async function verify(target: Target, n: number): Promise<{ ok: boolean; note: string }> {
   if (!target.ops.readGraph) return { ok: true, note: "not verifiable (no read_graph)" };
   const counts = await target.ops.readGraph();
-  const expected = { entities: n, observations: 3 * n, relations: n };
-  if (JSON.stringify(counts) === JSON.stringify(expected)) return { ok: true, note: `${n} entities, ${3 * n} observations, ${n} relations, as written` };
+  const added = target.ops.addObservations ? ADDED_OBSERVATIONS : 0;
+  const expected = { entities: n, observations: 3 * n + added, relations: n };
+  if (JSON.stringify(counts) === JSON.stringify(expected)) return { ok: true, note: `${n} entities, ${3 * n + added} observations, ${n} relations, as written` };
   return { ok: false, note: `LOST WRITES: wrote ${JSON.stringify(expected)}, read back ${JSON.stringify(counts)}` };
 }
 

@@ -10,6 +10,9 @@ import { serveParent } from "./lib/processes.js";
  * in production; with none, an in-memory Azurite is embedded in this process (the load test's setup).
  * Answers {type:"stats"} with the storage requests the server has made so far.
  */
+// A loopback server for the bench and load drivers only: no authentication, chosen explicitly (as
+// `npm start` does on loopback), since the server refuses every MCP request while MEMORY_AUTH is unset.
+process.env.MEMORY_AUTH ??= "none";
 let azurite: EmbeddedAzurite | undefined;
 let settings = readStorageSettings();
 if (settings.kind === "none") {

@@ -16,7 +16,8 @@ export interface ChildHandle<Ready> {
 }
 
 export async function startChild<Ready>(entry: URL, env: NodeJS.ProcessEnv = {}): Promise<ChildHandle<Ready>> {
-  const child = fork(fileURLToPath(entry), [], { env: { ...process.env, ...env }, stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  // stdout ignored: the server logs a line per tool call, which would bury the table the bench prints.
+  const child = fork(fileURLToPath(entry), [], { env: { ...process.env, ...env }, stdio: ["ignore", "ignore", "inherit", "ipc"] });
   const ready = await new Promise<Ready>((resolve, reject) => {
     child.once("error", reject);
     child.once("exit", (code) => reject(new Error(`${fileURLToPath(entry)} exited with code ${code} before it was ready`)));

@@ -1,8 +1,12 @@
 import { odata, type TableClient, type TransactionAction } from "@azure/data-tables";
 import { entityId, observationId, relationId } from "../../src/domain/ids.js";
 import { connectStorage } from "../../src/storage/client.js";
+import { LIMITS } from "../../src/domain/limits.js";
 import { keyRange, rowKey } from "../../src/storage/keys.js";
-import type { EntityRow, ObservationRow, RelationRow } from "../../src/storage/rows.js";
+import { kindOf, type EntityRow, type ObservationRow, type RelationRow } from "../../src/storage/rows.js";
+import { newObservationRows, storedKeys } from "../../src/storage/rowWrites.js";
+import * as requests from "../../src/storage/tableRequests.js";
+import { chunkActions, pack } from "../../src/storage/transactions.js";
 import { BENCH_WORKSPACE, type GraphCounts, type Target } from "./types.js";
 
 /**
@@ -70,6 +74,21 @@ export async function startFloor(connectionString: string): Promise<Target> {
           ...[...new Set([fromId, toId])].map((guard): TransactionAction => ["update", { partitionKey: ws, rowKey: rowKey.entity(guard) }, "Merge"]),
         ]);
       },
+      // add_observations (one entity): one range read of the entity and its observations, then one
+      // transaction creating the new observation rows with the entity's guard (the adapter's row builders and packing).
+      async addObservations(name, contents) {
+        const id = entityId(ws, name);
+        const rows = await requests.queryRange(table, ws, keyRange.entityWithObservations(id));
+        if (!rows.some((row) => kindOf(row) === "entity")) throw new Error(`floor: entity '${name}' not found`);
+        const { rows: added } = newObservationRows(ws, id, contents, storedKeys(rows), new Date().toISOString());
+        const units = chunkActions(added.map((row): TransactionAction => ["create", row]), LIMITS.batchOperations - 1).map((actions) => ({ actions, guards: [id] }));
+        for (const batch of pack(ws, units)) await requests.transact(table, batch.actions);
+      },
+      // open_nodes (one name): one range read of the entity's whole range.
+      async openNodes(name) {
+        const rows = await requests.queryRange(table, ws, keyRange.wholeEntity(entityId(ws, name)));
+        return rows.filter((row) => kindOf(row) === "observation").length;
+      },
       // get_entity_relations (direction "out", the tool's default): one query bounded by the entity's range.
       async getEntityRelations(name) {
         const id = entityId(ws, name);
@@ -81,11 +100,16 @@ export async function startFloor(connectionString: string): Promise<Target> {
         );
         if (!rows.some((row) => row.kind === "entity")) throw new Error(`floor: entity '${name}' not found`);
       },
-      // read_graph: the whole partition, one request per 1,000 rows.
+      // search_nodes: one scan of every entity's range, one request per 1,000 rows (matching is our CPU, not storage).
+      async searchNodes() {
+        await requests.query(table, searchScanFilter(ws), SEARCH_COLUMNS);
+      },
+      // read_graph (one page of everything): the adapter's scan of the graph's rows it returns, one request per 1,000 rows.
       async readGraph(): Promise<GraphCounts> {
-        const rows = await list(table, odata`PartitionKey eq ${ws}`);
+        const rows = await requests.query(table, readGraphFilter(ws));
         const count = (kind: string) => rows.filter((row) => row.kind === kind).length;
-        return { entities: count("entity"), observations: count("observation"), relations: count("relation") };
+        // Each relation is read once, as its source's outgoing edge.
+        return { entities: count("entity"), observations: count("observation"), relations: count("edge-out") };
       },
     },
     storageRequests: async () => storage.counter.total,
@@ -98,3 +122,14 @@ async function list(table: TableClient, filter: string): Promise<Record<string, 
   for await (const page of table.listEntities<Record<string, unknown>>({ queryOptions: { filter } }).byPage({ maxPageSize: 1000 })) rows.push(...page);
   return rows;
 }
+
+/*
+ * COPIED from src/storage/tableGraphStore.ts (private there: SEARCH_COLUMNS, NAMES_COLUMNS, and the
+ * filters of scanEntities and of readGraph's full mode), so the floor makes search_nodes' and read_graph's exact requests. Keep in step with it; the
+ * storage requests per call printed for ours and the floor show a drift in their number.
+ */
+const NAMES_COLUMNS = ["RowKey", "kind", "name", "entityType", "createdAt", "updatedAt", "order", "relationId", "relationType", "fromId", "fromName", "toId", "toName", "tagName"];
+const SEARCH_COLUMNS = [...NAMES_COLUMNS, "content", "observationId"];
+const readGraphFilter = (ws: string) =>
+  odata`PartitionKey eq ${ws} and RowKey ge ${keyRange.graph.from} and RowKey lt ${keyRange.graph.to} and (kind eq ${"entity"} or kind eq ${"observation"} or kind eq ${"edge-out"} or kind eq ${"entity-tag"} or kind eq ${"observation-tag"})`;
+const searchScanFilter = (ws: string) => odata`PartitionKey eq ${ws} and RowKey lt ${keyRange.graph.to} and kind ne ${"relation"}`;

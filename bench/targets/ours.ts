@@ -26,14 +26,20 @@ export async function startOurs(connectionString: string): Promise<Target> {
     MEMORY_TABLE_NAME: "benchours",
   });
   const mcp = await connectMcp(server.ready.url);
-  const call = (name: string, args: Record<string, unknown>) => mcp.call(name, { workspaceName: BENCH_WORKSPACE, ...args });
+  const call = <T = Record<string, unknown>>(name: string, args: Record<string, unknown>) => mcp.call<T>(name, { workspaceName: BENCH_WORKSPACE, ...args });
   return {
     name: "ours",
     description: "central-memory-mcp over HTTP (MCP SDK client → local server → Azurite)",
     ops: {
       createEntity: async (entity) => void (await call("upsert_entity", { ...entity })),
       createRelation: async (relation) => void (await call("upsert_relation", { ...relation })),
+      addObservations: async (name, contents) => void (await call("add_observations", { observations: [{ entityName: name, contents }] })),
+      openNodes: async (name) => {
+        const graph = await call<{ entities: { observations: string[] }[] }>("open_nodes", { names: [name] });
+        return graph.entities[0]?.observations.length ?? 0;
+      },
       getEntityRelations: async (name) => void (await call("get_entity_relations", { entityName: name })),
+      searchNodes: async (query) => void (await call("search_nodes", { query })),
       readGraph: async () => {
         const graph = await call("read_graph", {});
         const entities = graph.entities as { observations: string[] }[];

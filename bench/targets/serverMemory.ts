@@ -46,13 +46,11 @@ export async function startServerMemory(entry: string): Promise<Target> {
     ops: {
       createEntity: async (entity) => void (await call("create_entities", { entities: [entity] })),
       createRelation: async (relation) => void (await call("create_relations", { relations: [relation] })),
+      addObservations: async (name, contents) => void (await call("add_observations", { observations: [{ entityName: name, contents }] })),
+      openNodes: async (name) => graphOf(await call("open_nodes", { names: [name] })).entities[0]?.observations.length ?? 0,
+      searchNodes: async (query) => void (await call("search_nodes", { query })),
       readGraph: async (): Promise<GraphCounts> => {
-        const result = await call("read_graph", {});
-        const first = result.content[0];
-        const graph = (result.structuredContent ?? JSON.parse(first?.type === "text" ? first.text : "{}")) as {
-          entities: { observations: string[] }[];
-          relations: unknown[];
-        };
+        const graph = graphOf(await call("read_graph", {}));
         return {
           entities: graph.entities.length,
           observations: graph.entities.reduce((sum, entity) => sum + entity.observations.length, 0),
@@ -66,4 +64,10 @@ export async function startServerMemory(entry: string): Promise<Target> {
       rmSync(folder, { recursive: true, force: true });
     },
   };
+}
+
+/** A graph result: structured content where the server gives it, else the JSON text. */
+function graphOf(result: CallToolResult): { entities: { observations: string[] }[]; relations: unknown[] } {
+  const first = result.content[0];
+  return (result.structuredContent ?? JSON.parse(first?.type === "text" ? first.text : "{}")) as { entities: { observations: string[] }[]; relations: unknown[] };
 }

@@ -25,7 +25,12 @@ export interface GraphCounts {
 export interface Operations {
   createEntity(entity: EntitySpec): Promise<void>;
   createRelation(relation: RelationSpec): Promise<void>;
+  /** Adds these observations to one existing entity. */
+  addObservations(name: string, contents: string[]): Promise<void>;
+  /** open_nodes with one name; resolves to how many observations that entity has (0 if it is absent). */
+  openNodes(name: string): Promise<number>;
   getEntityRelations(name: string): Promise<void>;
+  searchNodes(query: string): Promise<void>;
   readGraph(): Promise<GraphCounts>;
 }
 
