@@ -80,7 +80,7 @@ export async function startFloor(connectionString: string): Promise<Target> {
         const id = entityId(ws, name);
         const rows = await requests.queryRange(table, ws, keyRange.entityWithObservations(id));
         if (!rows.some((row) => kindOf(row) === "entity")) throw new Error(`floor: entity '${name}' not found`);
-        const { rows: added } = newObservationRows(ws, id, contents, storedKeys(rows), new Date().toISOString());
+        const { rows: added } = newObservationRows(ws, id, contents, storedKeys(rows), { now: new Date().toISOString(), actor: "anonymous" });
         const units = chunkActions(added.map((row): TransactionAction => ["create", row]), LIMITS.batchOperations - 1).map((actions) => ({ actions, guards: [id] }));
         for (const batch of pack(ws, units)) await requests.transact(table, batch.actions);
       },
