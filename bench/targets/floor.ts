@@ -5,6 +5,7 @@ import { LIMITS } from "../../src/domain/limits.js";
 import { keyRange, rowKey } from "../../src/storage/keys.js";
 import { kindOf, type EntityRow, type ObservationRow, type RelationRow } from "../../src/storage/rows.js";
 import { newObservationRows, storedKeys } from "../../src/storage/rowWrites.js";
+import { entityRelationsFilter, entityScanFilter, graphFilter, SEARCH_COLUMNS } from "../../src/storage/queries.js";
 import * as requests from "../../src/storage/tableRequests.js";
 import { chunkActions, pack } from "../../src/storage/transactions.js";
 import { BENCH_WORKSPACE, type GraphCounts, type Target } from "./types.js";
@@ -15,8 +16,8 @@ import { BENCH_WORKSPACE, type GraphCounts, type Target } from "./types.js";
  * @azure/data-tables from this process: no MCP, no HTTP server, no domain code. What ours costs
  * above this is our code; the floor itself is what the store (here Azurite) costs.
  *
- * The filters mirror the adapter's (they are private there); the bench prints storage requests per
- * call for both targets, so a drift in the number of requests shows in the table.
+ * The filters and column lists are the adapter's own (src/storage/queries.ts), so the floor cannot
+ * drift from what ours asks for.
  */
 export async function startFloor(connectionString: string): Promise<Target> {
   const storage = connectStorage({ kind: "connectionString", connectionString, tableName: "benchfloor", source: "bench floor" });
@@ -92,21 +93,16 @@ export async function startFloor(connectionString: string): Promise<Target> {
       // get_entity_relations (direction "out", the tool's default): one query bounded by the entity's range.
       async getEntityRelations(name) {
         const id = entityId(ws, name);
-        const whole = keyRange.wholeEntity(id);
-        const edges = keyRange.edges(id, "out");
-        const rows = await list(
-          table,
-          odata`PartitionKey eq ${ws} and RowKey ge ${whole.from} and RowKey lt ${whole.to} and (RowKey eq ${id} or (RowKey ge ${edges.from} and RowKey lt ${edges.to}))`,
-        );
+        const rows = await list(table, entityRelationsFilter(ws, id, "out"));
         if (!rows.some((row) => row.kind === "entity")) throw new Error(`floor: entity '${name}' not found`);
       },
       // search_nodes: one scan of every entity's range, one request per 1,000 rows (matching is our CPU, not storage).
       async searchNodes() {
-        await requests.query(table, searchScanFilter(ws), SEARCH_COLUMNS);
+        await requests.query(table, entityScanFilter(ws), SEARCH_COLUMNS);
       },
       // read_graph (one page of everything): the adapter's scan of the graph's rows it returns, one request per 1,000 rows.
       async readGraph(): Promise<GraphCounts> {
-        const rows = await requests.query(table, readGraphFilter(ws));
+        const rows = await requests.query(table, graphFilter(ws, keyRange.graph, "full"));
         const count = (kind: string) => rows.filter((row) => row.kind === kind).length;
         // Each relation is read once, as its source's outgoing edge.
         return { entities: count("entity"), observations: count("observation"), relations: count("edge-out") };
@@ -122,14 +118,3 @@ async function list(table: TableClient, filter: string): Promise<Record<string, 
   for await (const page of table.listEntities<Record<string, unknown>>({ queryOptions: { filter } }).byPage({ maxPageSize: 1000 })) rows.push(...page);
   return rows;
 }
-
-/*
- * COPIED from src/storage/tableGraphStore.ts (private there: SEARCH_COLUMNS, NAMES_COLUMNS, and the
- * filters of scanEntities and of readGraph's full mode), so the floor makes search_nodes' and read_graph's exact requests. Keep in step with it; the
- * storage requests per call printed for ours and the floor show a drift in their number.
- */
-const NAMES_COLUMNS = ["RowKey", "kind", "name", "entityType", "createdAt", "updatedAt", "order", "relationId", "relationType", "fromId", "fromName", "toId", "toName", "tagName"];
-const SEARCH_COLUMNS = [...NAMES_COLUMNS, "content", "observationId"];
-const readGraphFilter = (ws: string) =>
-  odata`PartitionKey eq ${ws} and RowKey ge ${keyRange.graph.from} and RowKey lt ${keyRange.graph.to} and (kind eq ${"entity"} or kind eq ${"observation"} or kind eq ${"edge-out"} or kind eq ${"entity-tag"} or kind eq ${"observation-tag"})`;
-const searchScanFilter = (ws: string) => odata`PartitionKey eq ${ws} and RowKey lt ${keyRange.graph.to} and kind ne ${"relation"}`;

@@ -1,4 +1,4 @@
-import { odata, type TableClient, type TransactionAction } from "@azure/data-tables";
+import type { TableClient, TransactionAction } from "@azure/data-tables";
 import { NotFoundError } from "../domain/errors.js";
 import { LIMITS } from "../domain/limits.js";
 import type { Actor, Direction, EntityNode, ReadMode, Relation } from "../domain/model.js";
@@ -24,10 +24,8 @@ import { creation, entityRow, newObservationRows, relationRows, stampOf, storedK
 import { chunkActions, forEachLimited, pack, type Unit } from "./transactions.js";
 import type { StorageConnection } from "./client.js";
 import { TableTagStore } from "./tableTagStore.js";
+import { entityRelationsFilter, entityScanFilter, graphFilter, NAMES_COLUMNS, SEARCH_COLUMNS } from "./queries.js";
 
-/** Columns a read needs, per purpose; fewer columns means smaller pages. */
-const NAMES_COLUMNS = ["RowKey", "kind", "name", "entityType", "createdAt", "updatedAt", "order", "relationId", "relationType", "fromId", "fromName", "toId", "toName", "tagName"];
-const SEARCH_COLUMNS = [...NAMES_COLUMNS, "content", "observationId"];
 /** What finding a tag link's pair takes. */
 const TAG_LINK_COLUMNS = ["RowKey", "kind", "tagId", "entityId", "observationId"];
 
@@ -116,27 +114,16 @@ export class TableGraphStore implements GraphStore {
 
   async getEntityRelations(workspace: string, entityId: string, direction: Direction): Promise<Relation[] | undefined> {
     await this.storage.ensureTable();
-    const edges = keyRange.edges(entityId, direction);
-    const whole = keyRange.wholeEntity(entityId);
-    // Bounded by the entity's range (so the service scans only that), then narrowed to the entity row and the edges.
-    const filter = odata`PartitionKey eq ${workspace} and RowKey ge ${whole.from} and RowKey lt ${whole.to} and (RowKey eq ${entityId} or (RowKey ge ${edges.from} and RowKey lt ${edges.to}))`;
-    const rows = await this.query(filter);
+    const rows = await this.query(entityRelationsFilter(workspace, entityId, direction));
     return assembleEntity(rows)?.relations;
   }
 
   async readGraph(workspace: string, options: { limit?: number; after?: string; mode?: ReadMode }): Promise<StoredPage> {
     await this.storage.ensureTable();
-    const { from, to } = options.after === undefined ? keyRange.graph : keyRange.after(options.after);
+    const range = options.after === undefined ? keyRange.graph : keyRange.after(options.after);
     // Only outgoing edges: each relation then comes with its source entity, so paging returns it exactly once.
     const nodes =
-      options.mode === "names"
-        ? this.scan(
-            odata`PartitionKey eq ${workspace} and RowKey ge ${from} and RowKey lt ${to} and (kind eq ${"entity"} or kind eq ${"edge-out"} or kind eq ${"entity-tag"})`,
-            NAMES_COLUMNS,
-          )
-        : this.scan(
-            odata`PartitionKey eq ${workspace} and RowKey ge ${from} and RowKey lt ${to} and (kind eq ${"entity"} or kind eq ${"observation"} or kind eq ${"edge-out"} or kind eq ${"entity-tag"} or kind eq ${"observation-tag"})`,
-          );
+      options.mode === "names" ? this.scan(graphFilter(workspace, range, "names"), NAMES_COLUMNS) : this.scan(graphFilter(workspace, range, "full"));
     const page: StoredPage = { entities: [], relations: [] };
     for await (const node of nodes) {
       if (options.limit !== undefined && page.entities.length >= options.limit) {
@@ -158,8 +145,7 @@ export class TableGraphStore implements GraphStore {
 
   async *scanEntities(workspace: string): AsyncIterable<EntityNode> {
     await this.storage.ensureTable();
-    // Every row of the entities' ranges: not the canonical relation rows (their edges are in those ranges), nor tag definitions and index.
-    yield* this.scan(odata`PartitionKey eq ${workspace} and RowKey lt ${keyRange.graph.to} and kind ne ${"relation"}`, SEARCH_COLUMNS);
+    yield* this.scan(entityScanFilter(workspace), SEARCH_COLUMNS);
   }
 
   async createEntities(workspace: string, actor: Actor, entities: readonly NewEntity[], progress?: Progress): Promise<{ created: string[] }> {
