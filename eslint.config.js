@@ -2,7 +2,7 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["dist/", "node_modules/", ".azurite/", "coverage/", "bench/results/"] },
+  { ignores: ["dist/", "dist-bench-smoke/", "scratch/", "node_modules/", ".azurite/", "coverage/", "bench/results/"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -1,8 +1,9 @@
+import type { Workload } from "./lib/args.js";
 import { summarize } from "./lib/stats.js";
 import type { EntitySpec, Operations, Target } from "./targets/types.js";
 
 /**
- * A phase: `calls(N)` calls of one workload operation. Phases are data, so adding the official
+ * A phase: `calls(workload)` calls of one workload operation. Phases are data, so adding the official
  * memory-server tools is one entry here plus the
  * operation on each target that has it.
  */
@@ -10,7 +11,7 @@ export interface Phase {
   /** Shown in the table: our tool name, and the official server's where it differs. */
   name: string;
   operation: keyof Operations;
-  calls(entities: number): number;
+  calls(workload: Workload): number;
   run(ops: Operations, index: number, entities: number): Promise<unknown>;
 }
 
@@ -20,33 +21,30 @@ export function entitySpec(index: number): EntitySpec {
   return { name: entityName(index), entityType: "bench", observations: [1, 2, 3].map((k) => `fact ${k} about entity ${index}`) };
 }
 
-/** Calls of the add_observations phase, each adding one observation. */
-export const ADDED_OBSERVATIONS = 1000;
-
 /** Entities visited in a fixed order spread over the graph (7919 is prime), the same for every target. */
 const spread = (index: number, entities: number) => entityName((index * 7919) % entities);
 
-/** In the order of the issue's workload: creates, then 1,000 calls of each single-entity tool, then read_graph. */
+/** In the order of the issue's workload: creates, then `--calls` (1,000) calls of each single-entity tool and search_nodes, then read_graph. */
 export const CORE_PHASES: Phase[] = [
-  { name: "upsert_entity (3 obs) / create_entities", operation: "createEntity", calls: (n) => n, run: (ops, i) => ops.createEntity(entitySpec(i)) },
+  { name: "upsert_entity (3 obs) / create_entities", operation: "createEntity", calls: (w) => w.entities, run: (ops, i) => ops.createEntity(entitySpec(i)) },
   {
     name: "upsert_relation / create_relations",
     operation: "createRelation",
-    calls: (n) => n,
+    calls: (w) => w.entities,
     // A ring: entity i → entity i+1, so every entity has one relation out and one in.
     run: (ops, i, n) => ops.createRelation({ from: entityName(i), to: entityName((i + 1) % n), relationType: "relates_to" }),
   },
   {
     name: "add_observations (1 entity, 1 obs)",
     operation: "addObservations",
-    calls: () => ADDED_OBSERVATIONS,
-    // Content unique to the call, so every call adds a row (verify counts them).
+    // Each call adds one observation; content unique to the call, so every call adds a row (verify counts them).
+    calls: (w) => w.calls,
     run: (ops, i, n) => ops.addObservations(spread(i, n), [`added observation ${i}`]),
   },
-  { name: "open_nodes (1 name)", operation: "openNodes", calls: () => 1000, run: (ops, i, n) => ops.openNodes(spread(i, n)) },
-  { name: "get_entity_relations", operation: "getEntityRelations", calls: () => 1000, run: (ops, i, n) => ops.getEntityRelations(spread(i, n)) },
+  { name: "open_nodes (1 name)", operation: "openNodes", calls: (w) => w.calls, run: (ops, i, n) => ops.openNodes(spread(i, n)) },
+  { name: "get_entity_relations", operation: "getEntityRelations", calls: (w) => w.calls, run: (ops, i, n) => ops.getEntityRelations(spread(i, n)) },
   // Matches the entity's name (and the few whose names extend it): every target still reads the whole graph to answer.
-  { name: "search_nodes", operation: "searchNodes", calls: () => 1000, run: (ops, i, n) => ops.searchNodes(spread(i, n)) },
+  { name: "search_nodes", operation: "searchNodes", calls: (w) => w.searchCalls, run: (ops, i, n) => ops.searchNodes(spread(i, n)) },
   { name: "read_graph", operation: "readGraph", calls: () => 5, run: (ops) => ops.readGraph() },
 ];
 
@@ -106,9 +104,10 @@ async function runBatch(target: Target, phase: Phase, entities: number, concurre
  * machine the background load drifts; interleaving spreads the drift over all targets, so their
  * ratios stay meaningful even when absolute times do not.
  */
-export async function runPhase(targets: Target[], phase: Phase, entities: number, concurrency: number, azureMs: number, batches = 20): Promise<PhaseResult[]> {
+export async function runPhase(targets: Target[], phase: Phase, workload: Workload, concurrency: number, azureMs: number, batches = 20): Promise<PhaseResult[]> {
   const able = targets.filter((target) => target.ops[phase.operation]);
-  const calls = phase.calls(entities);
+  const calls = phase.calls(workload);
+  const entities = workload.entities;
   const size = Math.max(1, Math.ceil(calls / batches));
   const tallies = new Map(able.map((target) => [target, { latencies: [], seconds: 0, requests: undefined, failed: 0 } as Tally]));
   for (let from = 0, round = 0; from < calls; from += size, round++) {

@@ -5,7 +5,7 @@ export interface BenchReport {
   machine: { cpus: number; cpuModel: string; memoryGiB: number; node: string; platform: string };
   /** 1-minute load average at the start and the end: other processes on a shared machine skew absolute times. */
   loadAverage: { start: number; end: number };
-  options: { entities: number; concurrency: number; azureMs: number };
+  options: { entities: number; calls: number; searchCalls: number; concurrency: number; azureMs: number };
   /** Fresh-process import time per Functions entry: the deployed bundle first, then the unbundled tsc output. */
   coldImport: { entry: string; runs: number[]; median: number }[];
   targets: { name: string; description: string }[];
@@ -14,6 +14,8 @@ export interface BenchReport {
   phases: PhaseResult[];
   /** Concurrent add_observations on one entity: how many of the writers' observations it kept. */
   lostWriteProbe: (ProbeResult & { failed: number })[];
+  /** Wall time of the whole run, start to finish. */
+  seconds: number;
 }
 
 const fixed = (value: number | undefined, digits: number) => (value === undefined || Number.isNaN(value) ? "n/a" : value.toFixed(digits));
@@ -27,7 +29,7 @@ export function markdown(report: BenchReport): string {
     "",
     `${report.date.slice(0, 10)}, ${machine.cpus} × ${machine.cpuModel}, ${machine.memoryGiB} GiB, Node ${machine.node}, ${machine.platform}. ` +
       "Azurite 3.35.0 in memory, in its own process, one per target; targets interleaved in batches within each phase. Command: " +
-      `\`npm run bench -- --entities ${options.entities} --concurrency ${options.concurrency} --azure-ms ${options.azureMs}\``,
+      `\`npm run bench -- --entities ${options.entities} --concurrency ${options.concurrency} --calls ${options.calls} --search-calls ${options.searchCalls} --azure-ms ${options.azureMs}\``,
     "",
     `Load average (1 min) ${report.loadAverage.start.toFixed(1)} at the start, ${report.loadAverage.end.toFixed(1)} at the end, on ${machine.cpus} cores: ` +
       "compare targets within a phase (they ran interleaved), not absolute times across runs.",
@@ -61,6 +63,12 @@ export function markdown(report: BenchReport): string {
     `¹ A projection, not a measurement: storage requests per call × ${options.azureMs} ms, an assumed in-region Table Storage round trip ` +
       "(`--azure-ms`). It leaves out our own CPU time and counts parallel requests as sequential.",
     "² Peak RSS of the process serving the target: our server without Azurite, or the server-memory process. The floor runs inside the bench driver: n/a.",
+    ...(options.searchCalls < options.calls
+      ? [
+          `³ search_nodes ran ${options.searchCalls} calls, not ${options.calls}: every call reads the whole workspace, and Azurite scans and sorts the ` +
+            "table for every page, so its cost per call grows as N². The default keeps calls × N² at its N=1000 value (`--search-calls` overrides it).",
+        ]
+      : []),
     "",
     ...report.coldImport.map(
       ({ entry, runs, median }) =>
@@ -74,6 +82,7 @@ export function markdown(report: BenchReport): string {
     );
   }
   for (const [target, note] of Object.entries(report.verified)) lines.push(`Verified after the run, ${target}: ${note}.`);
+  lines.push(`The whole run took ${fixed(report.seconds, 0)} s.`);
   for (const { name, reason } of report.skipped) lines.push(`Skipped ${name}: ${reason}.`);
   return lines.join("\n");
 }

@@ -7,7 +7,7 @@ import { fileURLToPath } from "node:url";
 import { parseBenchArgs, type BenchOptions } from "./lib/args.js";
 import { startChild, type ChildHandle } from "./lib/processes.js";
 import { median } from "./lib/stats.js";
-import { ADDED_OBSERVATIONS, CORE_PHASES, lostWriteProbe, runPhase } from "./phases.js";
+import { CORE_PHASES, lostWriteProbe, runPhase } from "./phases.js";
 import { markdown, type BenchReport } from "./report.js";
 import { startFloor } from "./targets/floor.js";
 import { startOurs } from "./targets/ours.js";
@@ -58,23 +58,25 @@ async function main(): Promise<void> {
   const options = parseBenchArgs(process.argv.slice(2));
   if (options === "help") return;
   const n = options.entities;
+  const runStarted = performance.now();
   const report: BenchReport = {
     date: new Date().toISOString(),
     machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model.trim() ?? "unknown", memoryGiB: Math.round(totalmem() / 2 ** 30), node: process.version, platform: `${platform()} ${release()}` },
     loadAverage: { start: loadavg()[0] ?? Number.NaN, end: Number.NaN },
-    options: { entities: n, concurrency: options.concurrency, azureMs: options.azureMs },
+    options: { entities: n, calls: options.calls, searchCalls: options.searchCalls, concurrency: options.concurrency, azureMs: options.azureMs },
     coldImport: [],
     targets: [],
     skipped: [],
     verified: {},
     phases: [],
     lostWriteProbe: [],
+    seconds: Number.NaN,
   };
   const log = (line: string) => process.stderr.write(`${line}\n`);
 
-  log("Cold import of the Functions entry …");
-  for (const entry of COLD_IMPORT_ENTRIES) {
-    const runs = coldImportMs(entry, 5);
+  if (options.coldRuns > 0) log("Cold import of the Functions entry …");
+  for (const entry of options.coldRuns > 0 ? COLD_IMPORT_ENTRIES : []) {
+    const runs = coldImportMs(entry, options.coldRuns);
     report.coldImport.push({ entry, runs, median: median(runs) });
   }
 
@@ -92,8 +94,8 @@ async function main(): Promise<void> {
     const targets = running.map(({ target }) => target);
     report.targets = targets.map(({ name, description }) => ({ name, description }));
     for (const phase of CORE_PHASES) {
-      log(`${phase.name} × ${phase.calls(n)} on ${targets.map((target) => target.name).join(", ")} …`);
-      for (const result of await runPhase(targets, phase, n, options.concurrency, options.azureMs)) {
+      log(`${phase.name} × ${phase.calls(options)} on ${targets.map((target) => target.name).join(", ")} …`);
+      for (const result of await runPhase(targets, phase, options, options.concurrency, options.azureMs)) {
         report.phases.push(result);
         // Our own failures fail the run; a reference target's are a finding to print.
         if (result.failedCalls > 0 && (result.target === "ours" || result.target === "floor")) process.exitCode = 1;
@@ -101,7 +103,7 @@ async function main(): Promise<void> {
       }
     }
     for (const target of targets) {
-      const verdict = await verify(target, n);
+      const verdict = await verify(target, n, options.calls);
       report.verified[target.name] = verdict.note;
       // Our own losses fail the run; a reference target's are a finding to print.
       if (!verdict.ok && (target.name === "ours" || target.name === "floor")) process.exitCode = 1;
@@ -121,9 +123,10 @@ async function main(): Promise<void> {
   }
 
   report.loadAverage.end = loadavg()[0] ?? Number.NaN;
+  report.seconds = (performance.now() - runStarted) / 1000;
   // Group rows phase by phase, so targets sit side by side.
   report.phases.sort((a, b) => CORE_PHASES.findIndex((p) => p.name === a.phase) - CORE_PHASES.findIndex((p) => p.name === b.phase));
-  const folder = join(REPO, "bench", "results");
+  const folder = options.outDir ?? join(REPO, "bench", "results");
   mkdirSync(folder, { recursive: true });
   const file = join(folder, `bench-${report.date.replace(/[:.]/g, "-")}-n${n}-c${options.concurrency}.json`);
   writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
@@ -132,10 +135,10 @@ async function main(): Promise<void> {
 }
 
 /** Nothing lost: the graph holds exactly what the workload wrote. A loss is reported, not hidden. */
-async function verify(target: Target, n: number): Promise<{ ok: boolean; note: string }> {
+async function verify(target: Target, n: number, addedObservations: number): Promise<{ ok: boolean; note: string }> {
   if (!target.ops.readGraph) return { ok: true, note: "not verifiable (no read_graph)" };
   const counts = await target.ops.readGraph();
-  const added = target.ops.addObservations ? ADDED_OBSERVATIONS : 0;
+  const added = target.ops.addObservations ? addedObservations : 0;
   const expected = { entities: n, observations: 3 * n + added, relations: n };
   if (JSON.stringify(counts) === JSON.stringify(expected)) return { ok: true, note: `${n} entities, ${3 * n + added} observations, ${n} relations, as written` };
   return { ok: false, note: `LOST WRITES: wrote ${JSON.stringify(expected)}, read back ${JSON.stringify(counts)}` };

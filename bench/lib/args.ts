@@ -1,22 +1,49 @@
 import { parseArgs } from "node:util";
 
-export interface BenchOptions {
+/** What one run does: the workload's size. Phases read their call counts from it. */
+export interface Workload {
   /** N: entities created (each with 3 observations), and relations created. */
   entities: number;
+  /** Calls of each single-entity phase: add_observations, open_nodes, get_entity_relations. */
+  calls: number;
+  /** Calls of search_nodes, which reads the whole workspace on every call. */
+  searchCalls: number;
+}
+
+export interface BenchOptions extends Workload {
   /** Calls in flight at once in every phase (1 = one call at a time). */
   concurrency: number;
   /** Assumed in-region Table Storage round trip, for the modelled Azure column (a projection). */
   azureMs: number;
   /** Which targets to run; unknown or unavailable ones are reported and skipped. */
   targets: string[];
+  /** Where the JSON result goes. */
+  outDir: string | undefined;
+  /** Fresh processes per Functions entry for the cold-import figure (0 skips it). */
+  coldRuns: number;
 }
 
-const USAGE = `npm run bench -- [--entities N] [--concurrency C] [--azure-ms MS] [--targets ours,floor,server-memory]
+/**
+ * search_nodes reads every row of the workspace, and Azurite evaluates each page of a query by
+ * scanning and sorting the whole table, so one call costs ~N² on the emulator (measured: 0.18 s at
+ * N=1000, 1.4 s at N=5000, floor alone). Keeping calls × N² what it is at N=1000 (1,000 calls) keeps
+ * the phase's emulator work, and the run, bounded: 40 calls at N=5000. `--search-calls` overrides it.
+ */
+export function defaultSearchCalls(entities: number): number {
+  return Math.min(1000, Math.max(10, Math.round(1000 * (1000 / entities) ** 2)));
+}
+
+const USAGE = `npm run bench -- [--entities N] [--concurrency C] [--calls K] [--search-calls S] [--azure-ms MS] [--targets ours,floor,server-memory] [--out DIR] [--cold-runs R]
 
   --entities      entities and relations to create (default 1000)
   --concurrency   calls in flight at once in every phase (default 1)
+  --calls         calls of add_observations, open_nodes and get_entity_relations (default 1000)
+  --search-calls  calls of search_nodes (default 1000 up to N=1000, then 1000 × (1000/N)²: 40 at N=5000,
+                  since every call reads the whole workspace and Azurite's cost per call grows as N²)
   --azure-ms      assumed in-region Table Storage round trip for the modelled column (default 8)
-  --targets       comma-separated subset of: ours, floor, server-memory (default: all that are available)`;
+  --targets       comma-separated subset of: ours, floor, server-memory (default: all that are available)
+  --out           folder for the JSON result (default bench/results)
+  --cold-runs     fresh processes per Functions entry for the cold-import time (default 5; 0 skips it)`;
 
 function positive(name: string, text: string | undefined, fallback: number, { integer }: { integer: boolean }): number {
   if (text === undefined) return fallback;
@@ -33,8 +60,12 @@ export function parseBenchArgs(argv: string[]): BenchOptions | "help" {
     options: {
       entities: { type: "string" },
       concurrency: { type: "string" },
+      calls: { type: "string" },
+      "search-calls": { type: "string" },
       "azure-ms": { type: "string" },
       targets: { type: "string" },
+      out: { type: "string" },
+      "cold-runs": { type: "string" },
       help: { type: "boolean", short: "h" },
     },
     strict: true,
@@ -43,10 +74,15 @@ export function parseBenchArgs(argv: string[]): BenchOptions | "help" {
     console.log(USAGE);
     return "help";
   }
+  const entities = positive("entities", values.entities, 1000, { integer: true });
   return {
-    entities: positive("entities", values.entities, 1000, { integer: true }),
+    entities,
     concurrency: positive("concurrency", values.concurrency, 1, { integer: true }),
+    calls: positive("calls", values.calls, 1000, { integer: true }),
+    searchCalls: positive("search-calls", values["search-calls"], defaultSearchCalls(entities), { integer: true }),
     azureMs: positive("azure-ms", values["azure-ms"], 8, { integer: false }),
     targets: (values.targets ?? "ours,floor,server-memory").split(",").map((name) => name.trim()).filter(Boolean),
+    outDir: values.out,
+    coldRuns: values["cold-runs"] === "0" ? 0 : positive("cold-runs", values["cold-runs"], 5, { integer: true }),
   };
 }

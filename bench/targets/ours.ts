@@ -1,13 +1,14 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { nodeHttpFetch } from "../lib/nodeHttpFetch.js";
 import { peakRssBytes, startChild } from "../lib/processes.js";
 import { BENCH_WORKSPACE, type Target } from "./types.js";
 
 /** A real MCP SDK client over streamable HTTP; an error result throws. */
 export async function connectMcp(url: string) {
   const client = new Client({ name: "central-memory-bench", version: "1.0.0" });
-  await client.connect(new StreamableHTTPClientTransport(new URL("/api/mcp", url)));
+  await client.connect(new StreamableHTTPClientTransport(new URL("/api/mcp", url), { fetch: nodeHttpFetch() }));
   await client.listTools(); // as real clients do: later results are validated against the output schemas
   return {
     async call<T = Record<string, unknown>>(name: string, args: Record<string, unknown>): Promise<T> {

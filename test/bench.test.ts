@@ -1,0 +1,97 @@
+import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
+import { execFileSync, spawnSync } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import type { BenchReport } from "../bench/report.js";
+
+/**
+ * `npm run bench` end to end at a small N: every target starts, every phase runs, nothing is lost,
+ * and (deterministic, so asserted here) ours makes exactly the storage requests the floor makes,
+ * which are the tools' budgets, at two sizes. Compiled into its own folder so it never races
+ * test/local.test.ts, which rebuilds dist/.
+ */
+const root = resolve(".");
+const outDir = join(root, "dist-bench-smoke");
+let resultsDir: string;
+const runs = new Map<number, { report: BenchReport; stdout: string }>();
+
+/** Calls of the single-entity phases and of search_nodes in these runs. */
+const CALLS = 20;
+const SEARCH_CALLS = 5;
+
+function bench(entities: number): { report: BenchReport; stdout: string } {
+  const out = join(resultsDir, `n${entities}`);
+  const result = spawnSync(
+    process.execPath,
+    [join(outDir, "bench/run.js"), "--entities", String(entities), "--calls", String(CALLS), "--search-calls", String(SEARCH_CALLS), "--cold-runs", "0", "--out", out],
+    { cwd: root, encoding: "utf8", env: { ...process.env, CI: "true" }, timeout: 240_000 },
+  );
+  if (result.status !== 0) throw new Error(`bench exited with ${result.status}: ${result.stderr}`);
+  const [file] = readdirSync(out);
+  return { report: JSON.parse(readFileSync(join(out, file!), "utf8")) as BenchReport, stdout: result.stdout };
+}
+
+beforeAll(() => {
+  execFileSync(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", join(root, "tsconfig.json"), "--outDir", outDir], { stdio: "inherit" });
+  resultsDir = mkdtempSync(join(tmpdir(), "central-memory-bench-"));
+  for (const entities of [30, 300]) runs.set(entities, bench(entities));
+}, 480_000);
+
+afterAll(() => {
+  if (resultsDir) rmSync(resultsDir, { recursive: true, force: true });
+});
+
+/** Storage requests per call of each phase, by the phase's tool name (ours first in the phase label). */
+function requestsPerCall(report: BenchReport, target: string): Record<string, number | undefined> {
+  return Object.fromEntries(report.phases.filter((row) => row.target === target).map((row) => [row.phase.split(" ")[0]!, row.storageRequestsPerCall]));
+}
+
+/** Rows a whole-workspace read returns, one request per 1,000 (the workload: 3 observations each, a ring of relations). */
+const pages = (rows: number) => Math.ceil(rows / 1000);
+
+describe("npm run bench", () => {
+  test("runs all three targets side by side, and prints them in one table", () => {
+    const { report, stdout } = runs.get(30)!;
+    expect(report.targets.map((target) => target.name).sort()).toEqual(["floor", "ours", "server-memory"]);
+    expect(report.skipped).toEqual([]);
+    for (const target of ["ours", "floor", "server-memory"]) expect(stdout).toContain(`| ${target} |`);
+    // server-memory has no get_entity_relations: the only phase it cannot run.
+    expect(report.phases.filter((row) => row.target === "server-memory").map((row) => row.phase.split(" ")[0])).not.toContain("get_entity_relations");
+    expect(report.phases.filter((row) => row.target === "ours")).toHaveLength(7);
+  });
+
+  test.each([30, 300])("N=%i: ours makes exactly the floor's storage requests, each tool's budget", (entities) => {
+    const { report } = runs.get(entities)!;
+    const ours = requestsPerCall(report, "ours");
+    expect(ours).toEqual(requestsPerCall(report, "floor"));
+    const edges = 2 * entities; // each relation: one outgoing edge row at its source, one incoming at its target
+    const observations = 3 * entities + CALLS;
+    expect(ours).toEqual({
+      upsert_entity: 2,
+      upsert_relation: 1,
+      add_observations: 2,
+      open_nodes: 1,
+      get_entity_relations: 1,
+      // Every entity's range: entity rows, observations, both edge rows.
+      search_nodes: pages(entities + observations + edges),
+      // Entities, observations and each relation once (its outgoing edge).
+      read_graph: pages(entities + observations + entities),
+    });
+  });
+
+  test("the single-entity budgets do not grow with N", () => {
+    const small = requestsPerCall(runs.get(30)!.report, "ours");
+    const large = requestsPerCall(runs.get(300)!.report, "ours");
+    for (const tool of ["upsert_entity", "upsert_relation", "add_observations", "open_nodes", "get_entity_relations"]) expect(large[tool]).toBe(small[tool]);
+  });
+
+  test.each([30, 300])("N=%i: no call failed, nothing was lost, and the lost-write probe kept every write on ours", (entities) => {
+    const { report } = runs.get(entities)!;
+    for (const row of report.phases.filter((candidate) => candidate.target !== "server-memory")) expect([row.phase, row.target, row.failedCalls]).toEqual([row.phase, row.target, 0]);
+    const written = `${entities} entities, ${3 * entities + CALLS} observations, ${entities} relations, as written`;
+    expect(report.verified.ours).toBe(written);
+    expect(report.verified.floor).toBe(written);
+    expect(report.lostWriteProbe.find((probe) => probe.target === "ours")).toMatchObject({ writers: 50, kept: 50, failed: 0 });
+  });
+});
