@@ -5,7 +5,7 @@ export interface BenchReport {
   machine: { cpus: number; cpuModel: string; memoryGiB: number; node: string; platform: string };
   /** 1-minute load average at the start and the end: other processes on a shared machine skew absolute times. */
   loadAverage: { start: number; end: number };
-  options: { entities: number; calls: number; searchCalls: number; concurrency: number; azureMs: number };
+  options: { entities: number; calls: number; searchCalls: number; concurrency: number; azureMs: number; storeLatencyMs: number };
   /** Fresh-process import time per Functions entry: the deployed bundle first, then the unbundled tsc output. */
   coldImport: { entry: string; runs: number[]; median: number }[];
   targets: { name: string; description: string }[];
@@ -25,11 +25,15 @@ const ratio = (a: number | undefined, b: number | undefined) => (a === undefined
 export function markdown(report: BenchReport): string {
   const { options, machine } = report;
   const lines = [
-    `### Bench: N=${options.entities}, concurrency ${options.concurrency}`,
+    `### Bench: N=${options.entities}, concurrency ${options.concurrency}${options.storeLatencyMs > 0 ? `, +${options.storeLatencyMs} ms per storage request` : ""}`,
     "",
     `${report.date.slice(0, 10)}, ${machine.cpus} × ${machine.cpuModel}, ${machine.memoryGiB} GiB, Node ${machine.node}, ${machine.platform}. ` +
       "Azurite 3.35.0 in memory, in its own process, one per target; targets interleaved in batches within each phase. Command: " +
-      `\`npm run bench -- --entities ${options.entities} --concurrency ${options.concurrency} --calls ${options.calls} --search-calls ${options.searchCalls} --azure-ms ${options.azureMs}\``,
+      `\`npm run bench -- --entities ${options.entities} --concurrency ${options.concurrency} --calls ${options.calls} --search-calls ${options.searchCalls} --azure-ms ${options.azureMs}` +
+      `${options.storeLatencyMs > 0 ? ` --store-latency-ms ${options.storeLatencyMs}` : ""}\`` +
+      (options.storeLatencyMs > 0
+        ? `. **Every storage request was held ${options.storeLatencyMs} ms** by a proxy in front of each target's Azurite (a stand-in for an in-region round trip, paid alike by every Azurite-backed target).`
+        : ""),
     "",
     `Load average (1 min) ${report.loadAverage.start.toFixed(1)} at the start, ${report.loadAverage.end.toFixed(1)} at the end, on ${machine.cpus} cores: ` +
       "compare targets within a phase (they ran interleaved), not absolute times across runs.",

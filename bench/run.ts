@@ -63,7 +63,14 @@ async function main(): Promise<void> {
     date: new Date().toISOString(),
     machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model.trim() ?? "unknown", memoryGiB: Math.round(totalmem() / 2 ** 30), node: process.version, platform: `${platform()} ${release()}` },
     loadAverage: { start: loadavg()[0] ?? Number.NaN, end: Number.NaN },
-    options: { entities: n, calls: options.calls, searchCalls: options.searchCalls, concurrency: options.concurrency, azureMs: options.azureMs },
+    options: {
+      entities: n,
+      calls: options.calls,
+      searchCalls: options.searchCalls,
+      concurrency: options.concurrency,
+      azureMs: options.azureMs,
+      storeLatencyMs: options.storeLatencyMs,
+    },
     coldImport: [],
     targets: [],
     skipped: [],
@@ -85,7 +92,9 @@ async function main(): Promise<void> {
   const running: { target: Target; azurite: ChildHandle<{ connectionString: string }> }[] = [];
   try {
     for (const [, start] of starters(options, report.skipped)) {
-      const azurite = await startChild<{ connectionString: string }>(new URL("./azuriteProcess.js", import.meta.url));
+      const azurite = await startChild<{ connectionString: string }>(new URL("./azuriteProcess.js", import.meta.url), {
+        BENCH_STORE_LATENCY_MS: String(options.storeLatencyMs),
+      });
       running.push({ azurite, target: await start(azurite.ready.connectionString).catch(async (error: unknown) => {
         await azurite.stop();
         throw error;
@@ -128,7 +137,7 @@ async function main(): Promise<void> {
   report.phases.sort((a, b) => CORE_PHASES.findIndex((p) => p.name === a.phase) - CORE_PHASES.findIndex((p) => p.name === b.phase));
   const folder = options.outDir ?? join(REPO, "bench", "results");
   mkdirSync(folder, { recursive: true });
-  const file = join(folder, `bench-${report.date.replace(/[:.]/g, "-")}-n${n}-c${options.concurrency}.json`);
+  const file = join(folder, `bench-${report.date.replace(/[:.]/g, "-")}-n${n}-c${options.concurrency}${options.storeLatencyMs > 0 ? `-l${options.storeLatencyMs}` : ""}.json`);
   writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
   console.log(markdown(report));
   log(`\nJSON: ${file}`);

@@ -21,6 +21,8 @@ export interface BenchOptions extends Workload {
   outDir: string | undefined;
   /** Fresh processes per Functions entry for the cold-import figure (0 skips it). */
   coldRuns: number;
+  /** Milliseconds added to every storage request by a proxy in front of each Azurite (0: none). */
+  storeLatencyMs: number;
 }
 
 /**
@@ -33,7 +35,7 @@ export function defaultSearchCalls(entities: number): number {
   return Math.min(1000, Math.max(10, Math.round(1000 * (1000 / entities) ** 2)));
 }
 
-const USAGE = `npm run bench -- [--entities N] [--concurrency C] [--calls K] [--search-calls S] [--azure-ms MS] [--targets ours,floor,server-memory] [--out DIR] [--cold-runs R]
+const USAGE = `npm run bench -- [--entities N] [--concurrency C] [--calls K] [--search-calls S] [--azure-ms MS] [--targets ours,floor,server-memory] [--out DIR] [--cold-runs R] [--store-latency-ms L]
 
   --entities      entities and relations to create (default 1000)
   --concurrency   calls in flight at once in every phase (default 1)
@@ -43,7 +45,10 @@ const USAGE = `npm run bench -- [--entities N] [--concurrency C] [--calls K] [--
   --azure-ms      assumed in-region Table Storage round trip for the modelled column (default 8)
   --targets       comma-separated subset of: ours, floor, server-memory (default: all that are available)
   --out           folder for the JSON result (default bench/results)
-  --cold-runs     fresh processes per Functions entry for the cold-import time (default 5; 0 skips it)`;
+  --cold-runs     fresh processes per Functions entry for the cold-import time (default 5; 0 skips it)
+  --store-latency-ms
+                  hold every storage request this long in a proxy in front of each target's Azurite, a stand-in
+                  for an in-region Table Storage round trip that every target pays alike (default 0: none)`;
 
 function positive(name: string, text: string | undefined, fallback: number, { integer }: { integer: boolean }): number {
   if (text === undefined) return fallback;
@@ -66,6 +71,7 @@ export function parseBenchArgs(argv: string[]): BenchOptions | "help" {
       targets: { type: "string" },
       out: { type: "string" },
       "cold-runs": { type: "string" },
+      "store-latency-ms": { type: "string" },
       help: { type: "boolean", short: "h" },
     },
     strict: true,
@@ -84,5 +90,6 @@ export function parseBenchArgs(argv: string[]): BenchOptions | "help" {
     targets: (values.targets ?? "ours,floor,server-memory").split(",").map((name) => name.trim()).filter(Boolean),
     outDir: values.out,
     coldRuns: values["cold-runs"] === "0" ? 0 : positive("cold-runs", values["cold-runs"], 5, { integer: true }),
+    storeLatencyMs: values["store-latency-ms"] === "0" ? 0 : positive("store-latency-ms", values["store-latency-ms"], 0, { integer: false }),
   };
 }

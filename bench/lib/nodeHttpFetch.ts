@@ -1,3 +1,4 @@
+import { setMaxListeners } from "node:events";
 import { Agent, request } from "node:http";
 
 /**
@@ -13,6 +14,8 @@ export function nodeHttpFetch(): (url: string | URL, init?: RequestInit) => Prom
   const agent = new Agent({ keepAlive: true });
   return (url, init = {}) =>
     new Promise<Response>((resolve, reject) => {
+      // The SDK passes one session-wide signal to every request; the lost-write probe has 50 in flight.
+      if (init.signal) setMaxListeners(0, init.signal);
       const headers = Object.fromEntries(new Headers(init.headers).entries());
       const outgoing = request(url, { method: init.method ?? "GET", headers, agent, signal: init.signal ?? undefined }, (incoming) => {
         const chunks: Buffer[] = [];
