@@ -59,6 +59,8 @@ export interface PhaseResult {
   p50Ms: number;
   p99Ms: number;
   meanMs: number;
+  /** p50 of the time our server spent inside its tool handler (its own log), without HTTP and JSON-RPC. */
+  serverP50Ms?: number;
   /** Storage requests the target made during the phase, per call. */
   storageRequestsPerCall?: number;
   /** Projection, not a measurement: storage requests per call × the assumed Azure round trip. */
@@ -69,6 +71,7 @@ export interface PhaseResult {
 
 interface Tally {
   latencies: number[];
+  serverDurations: number[];
   seconds: number;
   requests: number | undefined;
   failed: number;
@@ -79,6 +82,7 @@ async function runBatch(target: Target, phase: Phase, entities: number, concurre
   const ops = target.ops as Operations;
   let next = from;
   const requestsBefore = await target.storageRequests?.();
+  await target.drainServerDurations?.(); // only this batch's calls
   const started = performance.now();
   const worker = async () => {
     for (let index = next++; index < to; index = next++) {
@@ -94,6 +98,7 @@ async function runBatch(target: Target, phase: Phase, entities: number, concurre
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, to - from) }, worker));
   tally.seconds += (performance.now() - started) / 1000;
+  tally.serverDurations.push(...((await target.drainServerDurations?.()) ?? []));
   const requestsAfter = await target.storageRequests?.();
   tally.requests = requestsBefore === undefined || requestsAfter === undefined ? undefined : (tally.requests ?? 0) + requestsAfter - requestsBefore;
 }
@@ -109,7 +114,7 @@ export async function runPhase(targets: Target[], phase: Phase, workload: Worklo
   const calls = phase.calls(workload);
   const entities = workload.entities;
   const size = Math.max(1, Math.ceil(calls / batches));
-  const tallies = new Map(able.map((target) => [target, { latencies: [], seconds: 0, requests: undefined, failed: 0 } as Tally]));
+  const tallies = new Map(able.map((target) => [target, { latencies: [], serverDurations: [], seconds: 0, requests: undefined, failed: 0 } as Tally]));
   for (let from = 0, round = 0; from < calls; from += size, round++) {
     const to = Math.min(calls, from + size);
     for (let k = 0; k < able.length; k++) {
@@ -133,6 +138,7 @@ export async function runPhase(targets: Target[], phase: Phase, workload: Worklo
       p99Ms: latency.p99,
       meanMs: latency.mean,
       ...(perCall === undefined ? {} : { storageRequestsPerCall: perCall, modelledAzureMs: perCall * azureMs }),
+      ...(tally.serverDurations.length > 0 ? { serverP50Ms: summarize(tally.serverDurations).p50 } : {}),
       ...(rss === undefined ? {} : { peakRssBytes: rss }),
     };
   });

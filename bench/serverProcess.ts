@@ -20,13 +20,15 @@ if (settings.kind === "none") {
   settings = readStorageSettings({ ...process.env, MEMORY_STORAGE_CONNECTION_STRING: azurite.connectionString });
 }
 const storage = connectStorage(settings, storageOptionsFromEnv());
-const app = createApp(storage);
+// The per-call log line's duration is kept for the bench (drained by "stats"), not printed.
+const durations: number[] = [];
+const app = createApp(storage, { log: (entry) => durations.push(entry.durationMs) });
 await storage.ensureTable();
 const server = await listen(app.handler, { host: "127.0.0.1", port: 0 });
 
 serveParent(
   { url: server.url },
-  { stats: () => ({ requests: storage.counter.total }) },
+  { stats: () => ({ requests: storage.counter.total, durations: durations.splice(0) }) },
   async () => {
     await server.close();
     await azurite?.stop();

@@ -27,12 +27,14 @@ export interface BenchOptions extends Workload {
 
 /**
  * search_nodes reads every row of the workspace, and Azurite evaluates each page of a query by
- * scanning and sorting the whole table, so one call costs ~N² on the emulator (measured: 0.18 s at
- * N=1000, 1.4 s at N=5000, floor alone). Keeping calls × N² what it is at N=1000 (1,000 calls) keeps
- * the phase's emulator work, and the run, bounded: 40 calls at N=5000. `--search-calls` overrides it.
+ * scanning and sorting the whole table, so one call costs ~N² on the emulator (measured, floor
+ * alone: 0.13 s at N=1000, 1.5 s at N=5000). 1,000 calls at N=5000 would take ~50 minutes, so
+ * above N=1000 the default shrinks as N³ (it must shrink faster than the per-call cost grows, since
+ * the create phases grow with N too), with at least 10 calls: 10 at N=5000, which keeps that run
+ * under 10 minutes. `--search-calls` overrides it.
  */
 export function defaultSearchCalls(entities: number): number {
-  return Math.min(1000, Math.max(10, Math.round(1000 * (1000 / entities) ** 2)));
+  return Math.min(1000, Math.max(10, Math.round(1000 * (1000 / entities) ** 3)));
 }
 
 const USAGE = `npm run bench -- [--entities N] [--concurrency C] [--calls K] [--search-calls S] [--azure-ms MS] [--targets ours,floor,server-memory] [--out DIR] [--cold-runs R] [--store-latency-ms L]
@@ -40,8 +42,8 @@ const USAGE = `npm run bench -- [--entities N] [--concurrency C] [--calls K] [--
   --entities      entities and relations to create (default 1000)
   --concurrency   calls in flight at once in every phase (default 1)
   --calls         calls of add_observations, open_nodes and get_entity_relations (default 1000)
-  --search-calls  calls of search_nodes (default 1000 up to N=1000, then 1000 × (1000/N)²: 40 at N=5000,
-                  since every call reads the whole workspace and Azurite's cost per call grows as N²)
+  --search-calls  calls of search_nodes (default 1000 up to N=1000, then 1000 × (1000/N)³, at least 10:
+                  10 at N=5000; every call reads the whole workspace, and on Azurite its cost grows as N²)
   --azure-ms      assumed in-region Table Storage round trip for the modelled column (default 8)
   --targets       comma-separated subset of: ours, floor, server-memory (default: all that are available)
   --out           folder for the JSON result (default bench/results)

@@ -41,6 +41,11 @@ export interface Target {
   ops: Partial<Operations>;
   /** Storage requests made so far; absent for a target without Table Storage. */
   storageRequests?(): Promise<number>;
+  /**
+   * Durations the server measured inside its tool handler since the last drain (from its per-call log
+   * line), for a target whose server runs apart from the driver; they exclude HTTP and JSON-RPC.
+   */
+  drainServerDurations?(): Promise<number[]>;
   /** Peak RSS of the process doing the target's work, where that is a separate process. */
   peakRssBytes?(): number | undefined;
   close(): Promise<void>;
