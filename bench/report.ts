@@ -38,7 +38,7 @@ export function markdown(report: BenchReport): string {
     `Load average (1 min) ${report.loadAverage.start.toFixed(1)} at the start, ${report.loadAverage.end.toFixed(1)} at the end, on ${machine.cpus} cores: ` +
       "compare targets within a phase (they ran interleaved), not absolute times across runs.",
     "",
-    "| phase | target | calls | ops/s | p50 ms | p99 ms | in-server p50 ms ⁴ | storage req/call | p50 ours/floor | p50 ours/server-memory | modelled Azure ms/call ¹ | peak server RSS MB ² |",
+    "| phase | target | calls | ops/s | p50 ms | p99 ms | in-server p50 ms ³ | storage req/call | p50 ours/floor | p50 ours/server-memory | modelled Azure ms/call ¹ | peak server RSS MB ² |",
     "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|",
   ];
   const phases = [...new Set(report.phases.map((row) => row.phase))];
@@ -67,14 +67,14 @@ export function markdown(report: BenchReport): string {
     `¹ A projection, not a measurement: storage requests per call × ${options.azureMs} ms, an assumed in-region Table Storage round trip ` +
       "(`--azure-ms`). It leaves out our own CPU time and counts parallel requests as sequential.",
     "² Peak RSS of the process serving the target: our server without Azurite, or the server-memory process. The floor runs inside the bench driver: n/a.",
+    "³ Our server's own measure of each call, from its per-call log line: argument validation, domain code and storage round trips; " +
+      "not JSON-RPC, HTTP or the hop between processes. The gap to p50 is what the protocol and the process boundary cost.",
     ...(options.searchCalls < options.calls
       ? [
-          `³ search_nodes ran ${options.searchCalls} calls, not ${options.calls}: every call reads the whole workspace, and Azurite scans and sorts the ` +
+          `⁴ search_nodes ran ${options.searchCalls} calls, not ${options.calls}: every call reads the whole workspace, and Azurite scans and sorts the ` +
             "table for every page, so its cost per call grows as N². Past N=1000 the default shrinks as N³ to keep the run bounded (`--search-calls` overrides it).",
         ]
       : []),
-    "⁴ Our server's own measure of each call, from its per-call log line: argument validation, domain code and storage round trips; " +
-      "not JSON-RPC, HTTP or the hop between processes. The gap to p50 is what the protocol and the process boundary cost.",
     "",
     ...report.coldImport.map(
       ({ entry, runs, median }) =>
