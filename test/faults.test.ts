@@ -6,7 +6,7 @@ import { TableClient } from "@azure/data-tables";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { storageOptionsFromEnv } from "../src/app.js";
 import { startAzuriteProcess, type AzuriteProcess } from "./support/azurite.js";
-import { connectClient, ok, startTestServer, TEST_TABLE, uniqueWorkspace, type McpTestClient, type TestServer } from "./support/harness.js";
+import { connectClient, failed, ok, startTestServer, TEST_TABLE, uniqueWorkspace, type McpTestClient, type TestServer } from "./support/harness.js";
 
 /**
  * Storage outages, against a separate Azurite this file controls (the shared one must stay up for
@@ -67,6 +67,11 @@ async function until(condition: () => boolean | Promise<boolean>, what: string, 
     if (Date.now() > deadline) throw new Error(`Gave up waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+/** What an operator (or an emulator crash before its autosave) does: removes the table the server already created. */
+async function deleteTable(): Promise<void> {
+  await TableClient.fromConnectionString(azurite.connectionString, TEST_TABLE, { allowInsecureConnection: true }).deleteTable();
 }
 
 async function status(path: string): Promise<number> {
@@ -188,8 +193,7 @@ describe("storage outage", () => {
   test("a table deleted under the running service is a StorageError, readiness says so, and the next call creates it again", async () => {
     const workspace = uniqueWorkspace("lost");
     ok(await mcp.call("upsert_entity", { workspaceName: workspace, name: "Gone", entityType: "t" }));
-    // An operator (or an emulator crash before its autosave) removes the table the server already created.
-    await TableClient.fromConnectionString(azurite.connectionString, TEST_TABLE, { allowInsecureConnection: true }).deleteTable();
+    await deleteTable();
 
     const ready = await fetch(`${server.url}/api/ready`);
     expect(ready.status).toBe(503);
@@ -203,5 +207,25 @@ describe("storage outage", () => {
     expect(await status("/api/ready")).toBe(200);
     const graph = ok<GraphOut>(await mcp.call("read_graph", { workspaceName: workspace }));
     expect(graph.entities).toEqual([expect.objectContaining({ name: "Back", observations: ["after"] })]);
+  }, 60_000);
+
+  test("a table deleted under the running service is a StorageError on a transactional write, and the next call creates it again", async () => {
+    const workspace = uniqueWorkspace("lostbatch");
+    ok(await mcp.call("upsert_entity", { workspaceName: workspace, name: "Gone", entityType: "t" }));
+    await deleteTable();
+
+    // By names, upsert_relation goes straight to one entity-group transaction: the service answers 202
+    // with TableNotFound inside the batch body, which the SDK throws only after the HTTP pipeline.
+    const lost = failed(await mcp.call("upsert_relation", { workspaceName: workspace, from: "A", to: "B", relationType: "knows" }));
+    expect(lost).toEqual({ success: false, error: "StorageError", message: expect.stringMatching(/table does not exist/) });
+
+    // create_entities is a transaction too: it must not keep failing until a restart.
+    ok(await mcp.call("create_entities", { workspaceName: workspace, entities: [{ name: "A", entityType: "t", observations: ["a1"] }, { name: "B", entityType: "t", observations: [] }] }));
+    ok(await mcp.call("upsert_relation", { workspaceName: workspace, from: "A", to: "B", relationType: "knows" }));
+    const graph = ok<GraphOut & { relations: { from: string; to: string; relationType: string }[] }>(
+      await mcp.call("read_graph", { workspaceName: workspace }),
+    );
+    expect(graph.entities.map((entity) => [entity.name, entity.observations]).sort()).toEqual([["A", ["a1"]], ["B", []]]);
+    expect(graph.relations).toEqual([expect.objectContaining({ from: "A", to: "B", relationType: "knows" })]);
   }, 60_000);
 });
