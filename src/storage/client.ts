@@ -95,8 +95,10 @@ export function connectStorage(settings: StorageSettings, options: StorageClient
   probe.pipeline.addPolicy(timeoutPolicy(PROBE_TIMEOUT_MS));
 
   let creating: Promise<void> | undefined;
-  // Not on the probe client: readiness reports a missing table, it does not create one.
-  watchForTableLoss(table, () => (creating = undefined));
+  const tableLost = () => (creating = undefined);
+  watchForTableLoss(table, tableLost);
+  // Also on the probe client: readiness that finds the table missing creates it through ensureTable.
+  watchForTableLoss(probe, tableLost);
   const ensureTable = () => {
     creating ??= table.createTable().catch((error: unknown) => {
       creating = undefined; // let the next call try again
