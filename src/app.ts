@@ -42,7 +42,7 @@ export function createApp(
   });
   const handler = createHandler({
     memory,
-    readiness: tableReadiness(storage.probe),
+    readiness: tableReadiness(storage),
     version: VERSION,
     instrument,
     toolsets,

@@ -2,11 +2,15 @@ import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { TableClient } from "@azure/data-tables";
+import { randomBytes } from "node:crypto";
+import { AzureNamedKeyCredential, generateAccountSas, odata, TableClient, TableServiceClient } from "@azure/data-tables";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { storageOptionsFromEnv } from "../src/app.js";
+import { createApp, storageOptionsFromEnv } from "../src/app.js";
+import { readAuthSettings } from "../src/http/auth/settings.js";
+import { listen, type RunningServer } from "../src/local/server.js";
+import { connectStorage, type StorageConnection } from "../src/storage/client.js";
 import { startAzuriteProcess, type AzuriteProcess } from "./support/azurite.js";
-import { connectClient, ok, startTestServer, TEST_TABLE, uniqueWorkspace, type McpTestClient, type TestServer } from "./support/harness.js";
+import { connectClient, failed, ok, startTestServer, TEST_TABLE, uniqueWorkspace, type McpTestClient, type TestServer } from "./support/harness.js";
 
 /**
  * Storage outages, against a separate Azurite this file controls (the shared one must stay up for
@@ -67,6 +71,18 @@ async function until(condition: () => boolean | Promise<boolean>, what: string, 
     if (Date.now() > deadline) throw new Error(`Gave up waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+/** What an operator (or an emulator crash before its autosave) does: removes the table the server already created. */
+async function deleteTable(): Promise<void> {
+  await TableClient.fromConnectionString(azurite.connectionString, TEST_TABLE, { allowInsecureConnection: true }).deleteTable();
+}
+
+/** Asked of Azurite directly, not through the server. */
+async function tableExists(name = TEST_TABLE): Promise<boolean> {
+  const service = TableServiceClient.fromConnectionString(azurite.connectionString, { allowInsecureConnection: true });
+  for await (const table of service.listTables({ queryOptions: { filter: odata`TableName eq ${name}` } })) if (table.name === name) return true;
+  return false;
 }
 
 async function status(path: string): Promise<number> {
@@ -185,15 +201,11 @@ describe("storage outage", () => {
     expect(graph.entities.find((entity) => entity.name === "Before")?.observations).toEqual(["stored before the freeze"]);
   }, 120_000);
 
-  test("a table deleted under the running service is a StorageError, readiness says so, and the next call creates it again", async () => {
+  test("a table deleted under the running service is a StorageError on a read, and the next call creates it again", async () => {
     const workspace = uniqueWorkspace("lost");
     ok(await mcp.call("upsert_entity", { workspaceName: workspace, name: "Gone", entityType: "t" }));
-    // An operator (or an emulator crash before its autosave) removes the table the server already created.
-    await TableClient.fromConnectionString(azurite.connectionString, TEST_TABLE, { allowInsecureConnection: true }).deleteTable();
+    await deleteTable();
 
-    const ready = await fetch(`${server.url}/api/ready`);
-    expect(ready.status).toBe(503);
-    expect(await ready.json()).toEqual({ status: "unavailable", reason: "The memory table does not exist yet." });
     // Not "entity not found": the agent must learn that storage, not its data, is the problem.
     const lost = await mcp.call("get_entity_relations", { workspaceName: workspace, entityName: "Gone" });
     expect(lost.structuredContent).toMatchObject({ success: false, error: "StorageError", message: expect.stringMatching(/table does not exist/) });
@@ -203,5 +215,95 @@ describe("storage outage", () => {
     expect(await status("/api/ready")).toBe(200);
     const graph = ok<GraphOut>(await mcp.call("read_graph", { workspaceName: workspace }));
     expect(graph.entities).toEqual([expect.objectContaining({ name: "Back", observations: ["after"] })]);
+  }, 60_000);
+
+  test("a table deleted under the running service is a StorageError on a transactional write, and the next call creates it again", async () => {
+    const workspace = uniqueWorkspace("lostbatch");
+    ok(await mcp.call("upsert_entity", { workspaceName: workspace, name: "Gone", entityType: "t" }));
+    await deleteTable();
+
+    // By names, upsert_relation goes straight to one entity-group transaction: the service answers 202
+    // with TableNotFound inside the batch body, which the SDK throws only after the HTTP pipeline.
+    const lost = failed(await mcp.call("upsert_relation", { workspaceName: workspace, from: "A", to: "B", relationType: "knows" }));
+    expect(lost).toEqual({ success: false, error: "StorageError", message: expect.stringMatching(/table does not exist/) });
+
+    // create_entities is a transaction too: it must not keep failing until a restart.
+    ok(await mcp.call("create_entities", { workspaceName: workspace, entities: [{ name: "A", entityType: "t", observations: ["a1"] }, { name: "B", entityType: "t", observations: [] }] }));
+    ok(await mcp.call("upsert_relation", { workspaceName: workspace, from: "A", to: "B", relationType: "knows" }));
+    const graph = ok<GraphOut & { relations: { from: string; to: string; relationType: string }[] }>(
+      await mcp.call("read_graph", { workspaceName: workspace }),
+    );
+    expect(graph.entities.map((entity) => [entity.name, entity.observations]).sort()).toEqual([["A", ["a1"]], ["B", []]]);
+    expect(graph.relations).toEqual([expect.objectContaining({ from: "A", to: "B", relationType: "knows" })]);
+  }, 60_000);
+
+  test("readiness finds a table deleted under the running service and creates it again", async () => {
+    const workspace = uniqueWorkspace("lostready");
+    ok(await mcp.call("upsert_entity", { workspaceName: workspace, name: "Gone", entityType: "t" }));
+    await deleteTable();
+    expect(await tableExists()).toBe(false);
+
+    // A load balancer that only sends traffic to ready instances would otherwise never let a call through to create it.
+    const ready = await fetch(`${server.url}/api/ready`);
+    expect(await ready.json()).toEqual({ status: "ready" });
+    expect(ready.status).toBe(200);
+    expect(await tableExists()).toBe(true);
+    const graph = ok<GraphOut>(await mcp.call("read_graph", { workspaceName: workspace }));
+    expect(graph.entities).toEqual([]);
+  }, 60_000);
+});
+
+describe("readiness on an account without the table", () => {
+  /** A server as Azure Functions runs it: nothing creates the table at start-up. */
+  async function serverWithoutTable(connectionString: string, tableName: string): Promise<{ storage: StorageConnection; server: RunningServer }> {
+    const storage = connectStorage({ kind: "connectionString", connectionString, tableName, source: "test" }, STORAGE_BOUND);
+    const app = createApp(storage, { auth: readAuthSettings({ MEMORY_AUTH: "none" }), log: () => {} });
+    return { storage, server: await listen(app.handler, { host: "127.0.0.1", port: 0 }) };
+  }
+
+  const freshTableName = () => `fresh${randomBytes(6).toString("hex")}`;
+
+  test("/api/ready creates the missing table and answers 200; a burst of probes creates it once", async () => {
+    const tableName = freshTableName();
+    const { storage, server: fresh } = await serverWithoutTable(azurite.connectionString, tableName);
+    try {
+      expect(await tableExists(tableName)).toBe(false);
+      const before = storage.counter.total;
+      const answers = await Promise.all(Array.from({ length: 5 }, () => fetch(`${fresh.url}/api/ready`)));
+      expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 200, 200]);
+      expect(await Promise.all(answers.map((answer) => answer.json()))).toEqual(Array(5).fill({ status: "ready" }));
+      // The counted client makes only the create (the probe's own reads go through a client without the counter).
+      expect(storage.counter.total - before).toBe(1);
+      expect(await tableExists(tableName)).toBe(true);
+
+      // Created through the connection's ensureTable, so tool calls work against it at once.
+      const client = await connectClient(fresh.url);
+      try {
+        ok(await client.call("upsert_entity", { workspaceName: uniqueWorkspace("fresh"), name: "First", entityType: "t" }));
+      } finally {
+        await client.close();
+      }
+    } finally {
+      await fresh.close();
+    }
+  }, 60_000);
+
+  test("a table that cannot be created (no permission) is 503 with what the operator should check, never the service's text", async () => {
+    const tableName = freshTableName();
+    // An account SAS that may read and list, but not create: what an identity without a data-contributor role gets.
+    const key = /AccountKey=([^;]+)/.exec(azurite.connectionString)![1]!;
+    const endpoint = /TableEndpoint=([^;]+)/.exec(azurite.connectionString)![1]!;
+    const sas = generateAccountSas(new AzureNamedKeyCredential("devstoreaccount1", key), { permissions: { query: true, list: true } });
+    const { server: readOnly } = await serverWithoutTable(`TableEndpoint=${endpoint};SharedAccessSignature=${sas}`, tableName);
+    try {
+      const ready = await fetch(`${readOnly.url}/api/ready`);
+      expect(ready.status).toBe(503);
+      const body = (await ready.json()) as { status: string; reason: string };
+      expect(body).toEqual({ status: "unavailable", reason: expect.stringMatching(/could not be created\. Check MEMORY_TABLE_NAME.*Storage Table Data Contributor/) });
+      expect(body.reason).not.toMatch(/Authoriz|RequestId|permission to perform/i);
+      expect(await tableExists(tableName)).toBe(false);
+    } finally {
+      await readOnly.close();
+    }
   }, 60_000);
 });

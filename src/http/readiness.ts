@@ -1,27 +1,36 @@
-import type { TableClient } from "@azure/data-tables";
+import type { StorageConnection } from "../storage/client.js";
 import { classifyStorageError } from "../storage/errors.js";
 
 export interface ReadinessProbe {
   check(): Promise<{ ready: true } | { ready: false; reason: string }>;
 }
 
+/** Fixed text: the service's own message could echo request details. */
+const CANNOT_CREATE =
+  "The memory table does not exist and could not be created. Check MEMORY_TABLE_NAME, and that the server's identity " +
+  "has the Storage Table Data Contributor role on the storage account.";
+
 /**
  * Readiness = the table answers. One point read of a row that never exists: a 404 for the row
  * proves the account and table are reachable. The probe client has no retries and a short
  * timeout, and concurrent probes share one request, so load balancers cost one read per burst.
+ *
+ * A missing table is created here (through the connection's once-per-process ensureTable, so tool
+ * calls share it): behind a load balancer that sends traffic only to ready instances, no tool call
+ * would ever come to create it.
  */
-export function tableReadiness(probe: TableClient): ReadinessProbe {
+export function tableReadiness(storage: Pick<StorageConnection, "probe" | "ensureTable">): ReadinessProbe {
   let inFlight: ReturnType<ReadinessProbe["check"]> | undefined;
   const run = async (): ReturnType<ReadinessProbe["check"]> => {
     try {
-      await probe.getEntity("~readiness", "~readiness");
+      await storage.probe.getEntity("~readiness", "~readiness");
       return { ready: true };
     } catch (error) {
       switch (classifyStorageError(error)) {
         case "not-found":
           return { ready: true };
         case "table-missing":
-          return { ready: false, reason: "The memory table does not exist yet." };
+          return createTable(storage);
         case "unreachable":
           return { ready: false, reason: "Table Storage is unreachable." };
         default:
@@ -37,4 +46,13 @@ export function tableReadiness(probe: TableClient): ReadinessProbe {
       return inFlight;
     },
   };
+}
+
+async function createTable(storage: Pick<StorageConnection, "ensureTable">): ReturnType<ReadinessProbe["check"]> {
+  try {
+    await storage.ensureTable();
+    return { ready: true };
+  } catch {
+    return { ready: false, reason: CANNOT_CREATE };
+  }
 }

@@ -21,7 +21,7 @@ export interface StorageConnection {
   probe: TableClient;
   counter: RequestCounter;
   tableName: string;
-  /** Creates the table once per process; "already exists" counts as success. */
+  /** Creates the table once per process, and again after any TableNotFound; "already exists" counts as success. */
   ensureTable(): Promise<void>;
 }
 
@@ -41,21 +41,24 @@ function timeoutPolicy(timeoutMs: number): PipelinePolicy {
 
 /**
  * The table is created once per process. If it later vanishes (deleted by an operator, or lost by
- * an emulator that crashed before saving), every call would fail until a restart; seeing the
- * service say TableNotFound makes the next call create it again.
+ * an emulator that crashed before saving), every call would fail until a restart; any TableNotFound
+ * the service answers makes the next call create it again. A single operation's failure passes
+ * through the pipeline. A transaction's does not: the service answers 202 with the failure inside
+ * the multipart body, and the SDK throws only when it parses that, after the pipeline. So the
+ * client's submitTransaction is wrapped too: the one place every transaction goes through.
  */
-function tableLossPolicy(onLoss: () => void): PipelinePolicy {
-  return {
-    name: "centralMemoryTableLoss",
-    sendRequest: async (request, next) => {
-      try {
-        return await next(request);
-      } catch (error) {
-        if (classifyStorageError(error) === "table-missing") onLoss();
-        throw error;
-      }
-    },
+function watchForTableLoss(client: TableClient, onLoss: () => void): void {
+  const watched = async <T>(work: () => Promise<T>): Promise<T> => {
+    try {
+      return await work();
+    } catch (error) {
+      if (classifyStorageError(error) === "table-missing") onLoss();
+      throw error;
+    }
   };
+  client.pipeline.addPolicy({ name: "centralMemoryTableLoss", sendRequest: (request, next) => watched(() => next(request)) });
+  const submitTransaction = client.submitTransaction.bind(client);
+  client.submitTransaction = (actions, options) => watched(() => submitTransaction(actions, options));
 }
 
 function credentialFor(settings: Extract<StorageSettings, { kind: "identity" }>): TokenCredential {
@@ -92,8 +95,10 @@ export function connectStorage(settings: StorageSettings, options: StorageClient
   probe.pipeline.addPolicy(timeoutPolicy(PROBE_TIMEOUT_MS));
 
   let creating: Promise<void> | undefined;
-  // Not on the probe client: readiness reports a missing table, it does not create one.
-  table.pipeline.addPolicy(tableLossPolicy(() => (creating = undefined)));
+  const tableLost = () => (creating = undefined);
+  watchForTableLoss(table, tableLost);
+  // Also on the probe client: readiness that finds the table missing creates it through ensureTable.
+  watchForTableLoss(probe, tableLost);
   const ensureTable = () => {
     creating ??= table.createTable().catch((error: unknown) => {
       creating = undefined; // let the next call try again
