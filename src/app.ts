@@ -27,12 +27,24 @@ export interface AppSettings {
   auth: AuthSettings;
   /** The default tool groups (MEMORY_TOOLSETS). */
   toolsets: Toolsets;
+  /** The deadline of one MCP request (MEMORY_REQUEST_TIMEOUT_MS). */
+  requestTimeoutMs: number;
 }
 
 export interface AppOptions extends Partial<AppSettings> {
   /** Where per-call log lines go; by default one JSON line on stdout (captured by the Functions host). */
   log?: (entry: ToolCallLog) => void;
 }
+
+/**
+ * 120 s. A legitimate call is slow only when storage is, and one storage request gives up after
+ * (MEMORY_STORAGE_MAX_RETRIES + 1) × (MEMORY_STORAGE_TIMEOUT_MS + 1 s backoff) = 3 × 11 s = 33 s
+ * by default; so a call whose request succeeds on its last attempt, after a few slow round trips,
+ * still answers in time, and so does read_graph over a large workspace (1 request per 1,000 rows).
+ * It stays under the 230 s after which Azure's front end drops the request, so a hung request gets
+ * this server's JSON-RPC answer rather than the load balancer's bare error.
+ */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 120_000;
 
 /**
  * Reads every setting the handler needs that `given` does not hold, and reports all problems at
@@ -42,8 +54,9 @@ export function readAppSettings(env: NodeJS.ProcessEnv = process.env, where: Aut
   const problems: SettingProblem[] = [];
   const auth = given.auth ?? collect(problems, () => readAuthSettings(env, where));
   const toolsets = given.toolsets ?? collect(problems, () => toolsetsFrom(env));
+  const requestTimeoutMs = given.requestTimeoutMs ?? requestTimeoutFrom(env, problems);
   if (problems.length > 0 || !auth || !toolsets) throw new InvalidSettingsError(problems);
-  return { auth, toolsets };
+  return { auth, toolsets, requestTimeoutMs };
 }
 
 function collect<T>(problems: SettingProblem[], read: () => T): T | undefined {
@@ -66,13 +79,22 @@ function toolsetsFrom(env: NodeJS.ProcessEnv): Toolsets {
   }
 }
 
+function requestTimeoutFrom(env: NodeJS.ProcessEnv, problems: SettingProblem[]): number {
+  const value = env.MEMORY_REQUEST_TIMEOUT_MS?.trim();
+  if (!value) return DEFAULT_REQUEST_TIMEOUT_MS;
+  if (/^[1-9]\d*$/.test(value)) return Number(value);
+  const expected = "a whole number of milliseconds, at least 1";
+  problems.push({ setting: "MEMORY_REQUEST_TIMEOUT_MS", expected, message: `MEMORY_REQUEST_TIMEOUT_MS: '${value}' is not ${expected}.` });
+  return DEFAULT_REQUEST_TIMEOUT_MS;
+}
+
 /**
  * The composition root both doors share: storage → store → domain → HTTP handler, with auth and
  * logging. Settings are read (and refused) before storage is touched.
  */
 export function createApp(storage?: StorageConnection, options: AppOptions = {}): App {
   const { log, ...given } = options;
-  const { auth, toolsets } = readAppSettings(process.env, {}, given);
+  const { auth, toolsets, requestTimeoutMs } = readAppSettings(process.env, {}, given);
   const connection = storage ?? connectStorage(readStorageSettings(), storageOptionsFromEnv());
   const memory = createMemory(connection);
   const instrument = loggingInstrument({
@@ -85,6 +107,7 @@ export function createApp(storage?: StorageConnection, options: AppOptions = {})
     version: VERSION,
     instrument,
     toolsets,
+    requestTimeoutMs,
     auth: { settings: auth, authenticate: createAuthenticator(auth.mode) },
   });
   return { handler, storage: connection, memory, auth, toolsets };

@@ -12,7 +12,7 @@ let registered: Map<string, HttpFunctionOptions>;
 /** Every line the handlers logged through their InvocationContext, as text. */
 let logged: { level: string; text: string }[] = [];
 
-const SETTINGS = ["MEMORY_AUTH", "MEMORY_API_KEYS", "MEMORY_ENTRA_TENANT_ID", "MEMORY_ENTRA_AUDIENCE", "MEMORY_ENTRA_GRANTS", "MEMORY_TOOLSETS"];
+const SETTINGS = ["MEMORY_AUTH", "MEMORY_API_KEYS", "MEMORY_ENTRA_TENANT_ID", "MEMORY_ENTRA_AUDIENCE", "MEMORY_ENTRA_GRANTS", "MEMORY_TOOLSETS", "MEMORY_REQUEST_TIMEOUT_MS"];
 
 beforeAll(async () => {
   process.env.WEBSITE_SITE_NAME = "memory-test";
@@ -92,15 +92,16 @@ describe("invalid settings under Azure Functions", () => {
     for (const response of Object.values(routes)) expect(response.body).not.toContain("s3cret");
   });
 
-  test("an unknown MEMORY_TOOLSETS group and a bad MEMORY_AUTH are reported together", async () => {
-    process.env.MEMORY_AUTH = "nobody";
+  test("an unknown MEMORY_TOOLSETS group and a bad MEMORY_REQUEST_TIMEOUT_MS are reported together", async () => {
+    process.env.MEMORY_AUTH = "none";
     process.env.MEMORY_TOOLSETS = "core,memory";
+    process.env.MEMORY_REQUEST_TIMEOUT_MS = "soon";
     const { ready, mcp } = await everyRoute();
     expect(ready.status).toBe(503);
     expect(mcp.status).toBe(503);
     expect(mcp.json.problems).toEqual([
-      { setting: "MEMORY_AUTH", expected: "one of none, keys, entra, keys,entra" },
       { setting: "MEMORY_TOOLSETS", expected: "comma-separated tool groups from core, graph, tags" },
+      { setting: "MEMORY_REQUEST_TIMEOUT_MS", expected: "a whole number of milliseconds, at least 1" },
     ]);
   });
 

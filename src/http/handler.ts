@@ -10,6 +10,7 @@ import { parseToolsets } from "../mcp/toolsets.js";
 import type { Authenticate } from "./auth/authenticate.js";
 import { bearerChallenge, metadataDocument, resourceUrl } from "./auth/resourceMetadata.js";
 import type { AuthSettings } from "./auth/settings.js";
+import { withDeadline } from "./deadline.js";
 import type { ReadinessProbe } from "./readiness.js";
 import { isRead, json, methodNotAllowed } from "./responses.js";
 import { isMcpRoute, routeOf } from "./routes.js";
@@ -22,6 +23,8 @@ export interface HandlerDeps {
   /** The tool groups a connection gets unless its URL names others with `?toolsets=`. */
   toolsets: Toolsets;
   instrument?: ToolInstrument;
+  /** After this long an MCP request is answered with a JSON-RPC error and its server closed (MEMORY_REQUEST_TIMEOUT_MS). */
+  requestTimeoutMs: number;
 }
 
 export type FetchHandler = (request: Request) => Promise<Response>;
@@ -97,7 +100,7 @@ async function mcp(request: Request, deps: HandlerDeps, path: string, rawWorkspa
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   await server.connect(transport);
   try {
-    return await transport.handleRequest(request);
+    return await withDeadline(transport, () => transport.handleRequest(request), deps.requestTimeoutMs);
   } finally {
     await server.close();
   }
