@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, test } from "@jest/globals";
-import { HttpRequest, InvocationContext } from "@azure/functions";
 import { handleFunctionsRequest } from "../src/functions/adapter.js";
+import { invokeFunction } from "./support/functions.js";
 import { testConnectionString } from "./support/harness.js";
 
 /**
@@ -18,15 +18,13 @@ beforeAll(() => {
 });
 
 async function call(method: string, path: string, init: { body?: unknown; headers?: Record<string, string> } = {}) {
-  const request = new HttpRequest({
+  const response = await invokeFunction(handleFunctionsRequest, {
     method,
     url: `${SITE}${path}`,
-    headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...init.headers },
-    ...(init.body !== undefined ? { body: { string: JSON.stringify(init.body) } } : {}),
+    ...(init.headers ? { headers: init.headers } : {}),
+    ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {}),
   });
-  const response = await handleFunctionsRequest(request, new InvocationContext());
-  const headers = new Headers(response.headers as Record<string, string>);
-  return { status: response.status, headers, json: JSON.parse(new TextDecoder().decode(response.body as Uint8Array)) as Record<string, unknown> };
+  return { ...response, json: JSON.parse(response.body) as Record<string, unknown> };
 }
 
 const initialize = {

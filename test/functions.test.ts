@@ -1,22 +1,15 @@
 import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
-import { app, HttpRequest, InvocationContext, type HttpHandler, type HttpFunctionOptions } from "@azure/functions";
+import type { HttpFunctionOptions, HttpHandler } from "@azure/functions";
+import { invokeFunction, registerFunctions } from "./support/functions.js";
 import { testConnectionString, uniqueWorkspace } from "./support/harness.js";
 
-/**
- * The Azure Functions door, in-process: @azure/functions runs in "test mode" outside the host, so
- * registrations are recorded here and handlers are called with real HttpRequest/InvocationContext.
- */
-const registered = new Map<string, HttpFunctionOptions>();
-let handlerFor: (name: string) => HttpHandler;
+/** The Azure Functions door, in-process, with real HttpRequest/InvocationContext (see support/functions.ts). */
+let registered: Map<string, HttpFunctionOptions>;
 
 beforeAll(async () => {
   process.env.MEMORY_STORAGE_CONNECTION_STRING = testConnectionString();
   process.env.MEMORY_AUTH = "none"; // chosen explicitly, as a deployment must (auth.test.ts covers the other modes)
-  const original = app.http;
-  app.http = (name: string, options: HttpFunctionOptions) => void registered.set(name, options);
-  await import("../src/functions/index.js");
-  app.http = original;
-  handlerFor = (name) => registered.get(name)!.handler as HttpHandler;
+  registered = await registerFunctions();
 });
 
 afterAll(() => {
@@ -28,17 +21,9 @@ function rpc(id: number, method: string, params: Record<string, unknown>) {
   return JSON.stringify({ jsonrpc: "2.0", id, method, params });
 }
 
-async function invoke(name: string, init: { method: string; path: string; body?: string; params?: Record<string, string> }) {
-  const request = new HttpRequest({
-    method: init.method,
-    url: `http://localhost:7071${init.path}`,
-    headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
-    ...(init.body ? { body: { string: init.body } } : {}),
-    ...(init.params ? { params: init.params } : {}),
-  });
-  const response = await handlerFor(name)(request, new InvocationContext({ functionName: name, invocationId: "test" }));
-  const body = response.body instanceof Uint8Array ? new TextDecoder().decode(response.body) : String(response.body ?? "");
-  return { status: response.status ?? 200, headers: new Headers(response.headers as Record<string, string>), body };
+function invoke(name: string, init: { method: string; path: string; body?: string; params?: Record<string, string> }) {
+  const handler = registered.get(name)!.handler as HttpHandler;
+  return invokeFunction(handler, { ...init, url: `http://localhost:7071${init.path}` });
 }
 
 describe("Azure Functions triggers", () => {

@@ -8,7 +8,8 @@
 //   - no comments, spreads, union() or conditional keys inside it;
 //   - no other file sets app settings (config/appsettings replaces the whole
 //     set on every `azd provision`, so settings added by hand are removed).
-// Optional settings the template does not set are listed in docs/deploy.md.
+// Optional settings the template does not set (the storage timeouts and
+// MEMORY_REQUEST_TIMEOUT_MS) are listed in the README, under Deploy to Azure > Settings.
 //
 // Who reads what:
 //   AzureWebJobsStorage__accountName / __credential / __clientId

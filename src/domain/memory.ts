@@ -98,7 +98,7 @@ export class MemoryService {
   }
 
   async getEntityRelations(workspace: string, ref: EntityRef, direction: Direction): Promise<{ entityId: string; relations: Relation[] }> {
-    const id = this.idOf(workspace, ref);
+    const id = this.idOf(workspace, ref, { id: "entityId", name: "entityName" });
     const relations = await this.store.getEntityRelations(workspace, id, direction);
     if (!relations) throw new NotFoundError(`Entity '${ref.name ?? ref.id}' not found in workspace '${workspace}'.`);
     return { entityId: id, relations };
@@ -224,24 +224,34 @@ export class MemoryService {
   }
 
   /**
-   * A name needs no read: its id is derived, and the write's guard proves it exists.
-   * A GUID needs one point read, to learn the name stored in the edge rows.
+   * A name (alone, or with an id it agrees with) needs no read: its id is derived, and the write's
+   * guard proves it exists. A GUID alone needs one point read, to learn the name stored in the edge rows.
    */
   private async resolveEndpoint(workspace: string, ref: EntityRef, role: "Source" | "Target"): Promise<EntitySummary | { id: string; name: string }> {
-    const id = this.idOf(workspace, ref);
-    if (ref.id === undefined && ref.name !== undefined) return { id, name: ref.name };
+    const id = this.idOf(workspace, ref, role === "Source" ? { id: "fromEntityId", name: "from" } : { id: "toEntityId", name: "to" });
+    if (ref.name !== undefined) return { id, name: ref.name };
     const summary = await this.store.getEntitySummary(workspace, id);
     if (!summary) throw endpointMissing(role, ref);
-    if (ref.name !== undefined && summary.name !== ref.name) {
-      throw new ValidationError(`${role} entity id '${id}' belongs to '${summary.name}', not '${ref.name}'. Give either the id or the name.`);
-    }
     return summary;
   }
 
-  private idOf(workspace: string, ref: EntityRef): string {
+  /**
+   * The id of the entity a reference names. Given both an id and a name, they must name the same
+   * entity; ids derive from names, so that is checked with no read. `fields` are the caller's
+   * argument names, so the message says which one to drop.
+   */
+  private idOf(workspace: string, ref: EntityRef, fields: { id: string; name: string }): string {
     if (ref.id !== undefined) {
       if (!isGuid(ref.id)) throw new ValidationError(`'${ref.id}' is not an entity id (a GUID). Pass the entity's name instead.`);
-      return ref.id.toLowerCase();
+      const id = ref.id.toLowerCase();
+      const named = ref.name === undefined ? id : entityId(workspace, ref.name);
+      if (named !== id) {
+        throw new ValidationError(
+          `${fields.id} '${id}' and ${fields.name} '${ref.name}' name different entities (the id of '${ref.name}' is '${named}'). ` +
+            `Give one: drop ${fields.id} to use the name, or drop ${fields.name} to use the id.`,
+        );
+      }
+      return id;
     }
     if (ref.name !== undefined) return entityId(workspace, ref.name);
     throw new ValidationError("Name the entity: give its id or its name.");

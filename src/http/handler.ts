@@ -8,9 +8,12 @@ import { createMcpServer } from "../mcp/server.js";
 import type { Toolsets } from "../mcp/tool.js";
 import { parseToolsets } from "../mcp/toolsets.js";
 import type { Authenticate } from "./auth/authenticate.js";
-import { bearerChallenge, METADATA_PREFIX, metadataDocument, resourceUrl } from "./auth/resourceMetadata.js";
+import { bearerChallenge, metadataDocument, resourceUrl } from "./auth/resourceMetadata.js";
 import type { AuthSettings } from "./auth/settings.js";
+import { withDeadline } from "./deadline.js";
 import type { ReadinessProbe } from "./readiness.js";
+import { isRead, json, methodNotAllowed } from "./responses.js";
+import { isMcpRoute, routeOf } from "./routes.js";
 
 export interface HandlerDeps {
   memory: MemoryService;
@@ -20,11 +23,11 @@ export interface HandlerDeps {
   /** The tool groups a connection gets unless its URL names others with `?toolsets=`. */
   toolsets: Toolsets;
   instrument?: ToolInstrument;
+  /** After this long an MCP request is answered with a JSON-RPC error and its server closed (MEMORY_REQUEST_TIMEOUT_MS). */
+  requestTimeoutMs: number;
 }
 
 export type FetchHandler = (request: Request) => Promise<Response>;
-
-const WORKSPACE_ROUTE = /^\/api\/workspaces\/([^/]*)\/mcp\/?$/;
 
 /**
  * The one request path (design §1). Both doors (Azure Functions, the local server) hand every
@@ -33,18 +36,20 @@ const WORKSPACE_ROUTE = /^\/api\/workspaces\/([^/]*)\/mcp\/?$/;
 export function createHandler(deps: HandlerDeps): FetchHandler {
   return async (request) => {
     const path = new URL(request.url).pathname;
-    if (path === "/api/health" || path === "/api/health/") {
-      return request.method === "GET" || request.method === "HEAD" ? json(200, { status: "ok", version: deps.version }) : methodNotAllowed("GET");
+    const route = routeOf(path);
+    switch (route?.kind) {
+      case "health":
+        return isRead(request) ? json(200, { status: "ok", version: deps.version }) : methodNotAllowed("GET");
+      case "ready": {
+        if (!isRead(request)) return methodNotAllowed("GET");
+        const state = await deps.readiness.check();
+        return json(state.ready ? 200 : 503, state.ready ? { status: "ready" } : { status: "unavailable", reason: state.reason });
+      }
+      case "metadata":
+        return protectedResourceMetadata(request, deps, route.resourcePath);
+      case "mcp":
+        return mcp(request, deps, path, route.workspace);
     }
-    if (path === "/api/ready" || path === "/api/ready/") {
-      if (request.method !== "GET" && request.method !== "HEAD") return methodNotAllowed("GET");
-      const state = await deps.readiness.check();
-      return json(state.ready ? 200 : 503, state.ready ? { status: "ready" } : { status: "unavailable", reason: state.reason });
-    }
-    if (path === METADATA_PREFIX || path.startsWith(`${METADATA_PREFIX}/`)) return protectedResourceMetadata(request, deps, path.slice(METADATA_PREFIX.length));
-    if (path === "/api/mcp" || path === "/api/mcp/") return mcp(request, deps, path, undefined);
-    const bound = WORKSPACE_ROUTE.exec(path);
-    if (bound) return mcp(request, deps, path, bound[1] ?? "");
     return json(404, { error: "NotFound", message: `No route for ${path}. MCP is served at POST /api/mcp and POST /api/workspaces/{workspaceName}/mcp.` });
   };
 }
@@ -95,7 +100,7 @@ async function mcp(request: Request, deps: HandlerDeps, path: string, rawWorkspa
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   await server.connect(transport);
   try {
-    return await transport.handleRequest(request);
+    return await withDeadline(transport, () => transport.handleRequest(request), deps.requestTimeoutMs);
   } finally {
     await server.close();
   }
@@ -111,21 +116,13 @@ function forbidden(principal: Principal, boundWorkspace: string | undefined): st
 
 /** RFC 9728 metadata for the host ("") or for one MCP route ("/api/mcp", "/api/workspaces/{ws}/mcp"). Anonymous. */
 function protectedResourceMetadata(request: Request, deps: HandlerDeps, resourcePath: string): Response {
-  if (request.method !== "GET" && request.method !== "HEAD") return methodNotAllowed("GET");
+  if (!isRead(request)) return methodNotAllowed("GET");
   const { settings } = deps.auth;
-  const known = resourcePath === "" || resourcePath === "/api/mcp" || WORKSPACE_ROUTE.test(resourcePath);
+  const known = resourcePath === "" || isMcpRoute(resourcePath);
   if (settings.mode.kind === "none" || !known) {
     return json(404, { error: "NotFound", message: "No protected resource is described here." });
   }
   const resource = resourceUrl(request, settings, resourcePath || "/");
   // Public, and fetched by browser-based clients from other origins.
   return json(200, metadataDocument(resource, settings), { "cache-control": "public, max-age=300", "access-control-allow-origin": "*" });
-}
-
-function methodNotAllowed(allow: string): Response {
-  return json(405, { error: "MethodNotAllowed", message: `Use ${allow}. This server is stateless: no SSE stream and no sessions.` }, { Allow: allow });
-}
-
-function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json", ...headers } });
 }

@@ -1,6 +1,6 @@
 import { resolve } from "node:path";
-import { createApp, storageOptionsFromEnv } from "../app.js";
-import { isLoopbackHost, readAuthSettings, type AuthSettings } from "../http/auth/settings.js";
+import { createApp, readAppSettings, storageOptionsFromEnv } from "../app.js";
+import { isLoopbackHost, type AuthSettings } from "../http/auth/settings.js";
 import { describeToolsets } from "../mcp/toolsets.js";
 import { listen } from "./server.js";
 import { openLocalStorage } from "./storage.js";
@@ -12,12 +12,14 @@ import { openLocalStorage } from "./storage.js";
 async function main(): Promise<void> {
   const host = process.env.HOST?.trim() || "127.0.0.1";
   const port = Number(process.env.PORT?.trim() || 7071);
-  // Read before anything starts, so a bad auth setting stops the server with its message.
-  const auth = readAuthSettings(process.env, { localLoopback: isLoopbackHost(host) });
+  // Read before anything starts, so a bad setting stops the server with a message naming it (every
+  // problem at once). Under Functions the same problems are served as 503s instead (src/functions/adapter.ts).
+  const settings = readAppSettings(process.env, { localLoopback: isLoopbackHost(host) });
+  const { auth } = settings;
   const storage = await openLocalStorage({ folder: resolve(".azurite"), client: storageOptionsFromEnv() });
   console.log(`Storage: ${storage.description}`);
 
-  const app = createApp(storage.connection, { auth });
+  const app = createApp(storage.connection, settings);
   await app.storage.ensureTable();
   const server = await listen(app.handler, { host, port });
 

@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { isIP } from "node:net";
 import { z } from "zod";
 import { isWorkspacePattern, type Access } from "../../domain/access.js";
+import { InvalidSettingsError, type SettingProblem } from "../invalidConfiguration.js";
 
 /**
  * Authentication settings, read once from the environment and validated with zod, so a mistake
@@ -98,21 +99,26 @@ const entraGrantList = z
   .min(1, { message: "lists no grants" });
 
 export function readAuthSettings(env: NodeJS.ProcessEnv = process.env, where: AuthEnvironment = {}): AuthSettings {
-  const problems: string[] = [];
+  const problems: SettingProblem[] = [];
   const mode = readMode(env, where, problems);
   const allowedOrigins = list(env.MEMORY_ALLOWED_ORIGINS).flatMap((value) => {
     const origin = originOf(value);
-    if (origin === undefined) problems.push(`MEMORY_ALLOWED_ORIGINS: '${value}' is not an origin like https://app.example.com (scheme, host, optional port; no path).`);
+    if (origin === undefined) {
+      const expected = "comma-separated origins like https://app.example.com (scheme, host, optional port; no path)";
+      problems.push({ setting: "MEMORY_ALLOWED_ORIGINS", expected, message: `MEMORY_ALLOWED_ORIGINS: '${value}' is not an origin like https://app.example.com (scheme, host, optional port; no path).` });
+    }
     return origin === undefined ? [] : [origin];
   });
   const publicValue = env.MEMORY_PUBLIC_URL?.trim();
   const publicUrl = publicValue ? originOf(publicValue) : undefined;
-  if (publicValue && publicUrl === undefined) problems.push(`MEMORY_PUBLIC_URL: '${publicValue}' must be scheme://host[:port] with no path.`);
-  if (problems.length > 0) throw new Error(`Invalid authentication settings:\n  - ${problems.join("\n  - ")}`);
+  if (publicValue && publicUrl === undefined) {
+    problems.push({ setting: "MEMORY_PUBLIC_URL", expected: "scheme://host[:port] with no path", message: `MEMORY_PUBLIC_URL: '${publicValue}' must be scheme://host[:port] with no path.` });
+  }
+  if (problems.length > 0) throw new InvalidSettingsError(problems, "Invalid authentication settings");
   return { mode, allowedOrigins, ...(publicUrl ? { publicUrl } : {}) };
 }
 
-function readMode(env: NodeJS.ProcessEnv, where: AuthEnvironment, problems: string[]): AuthMode {
+function readMode(env: NodeJS.ProcessEnv, where: AuthEnvironment, problems: SettingProblem[]): AuthMode {
   const methods = list(env.MEMORY_AUTH).map((value) => value.toLowerCase());
   if (methods.length === 0) {
     // Open by default only on a laptop: a loopback address, and not inside Azure App Service / Functions.
@@ -120,7 +126,8 @@ function readMode(env: NodeJS.ProcessEnv, where: AuthEnvironment, problems: stri
   }
   const unknown = methods.filter((method) => !(METHODS as readonly string[]).includes(method));
   if (unknown.length > 0 || (methods.includes("none") && methods.length > 1)) {
-    problems.push(`MEMORY_AUTH: '${env.MEMORY_AUTH}' is not one of none, keys, entra, keys,entra.`);
+    const expected = "one of none, keys, entra, keys,entra";
+    problems.push({ setting: "MEMORY_AUTH", expected, message: `MEMORY_AUTH: '${env.MEMORY_AUTH}' is not ${expected}.` });
     return { kind: "unset" };
   }
   if (methods.includes("none")) return { kind: "none", defaulted: false };
@@ -129,63 +136,80 @@ function readMode(env: NodeJS.ProcessEnv, where: AuthEnvironment, problems: stri
   return { kind: "required", ...(keys ? { keys } : {}), ...(entra ? { entra } : {}) };
 }
 
-function readApiKeys(env: NodeJS.ProcessEnv, problems: string[]): ApiKeyEntry[] | undefined {
+function readApiKeys(env: NodeJS.ProcessEnv, problems: SettingProblem[]): ApiKeyEntry[] | undefined {
   const inline = env.MEMORY_API_KEYS?.trim();
   const file = env.MEMORY_API_KEYS_FILE?.trim();
   if (inline && file) {
-    problems.push("MEMORY_API_KEYS and MEMORY_API_KEYS_FILE are both set; set one.");
+    const message = "MEMORY_API_KEYS and MEMORY_API_KEYS_FILE are both set; set one.";
+    problems.push({ setting: "MEMORY_API_KEYS, MEMORY_API_KEYS_FILE", expected: "only one of the two set", message });
     return undefined;
   }
   if (!inline && !file) {
-    problems.push("MEMORY_AUTH includes keys, but neither MEMORY_API_KEYS nor MEMORY_API_KEYS_FILE is set.");
+    const message = "MEMORY_AUTH includes keys, but neither MEMORY_API_KEYS nor MEMORY_API_KEYS_FILE is set.";
+    problems.push({ setting: "MEMORY_API_KEYS", expected: "the JSON list of keys (or MEMORY_API_KEYS_FILE), since MEMORY_AUTH includes keys", message });
     return undefined;
   }
   let text = inline;
-  const setting = file ? `MEMORY_API_KEYS_FILE (${file})` : "MEMORY_API_KEYS";
+  const setting = file ? "MEMORY_API_KEYS_FILE" : "MEMORY_API_KEYS";
   if (file) {
     try {
       text = readFileSync(file, "utf8");
     } catch (error) {
-      problems.push(`${setting}: cannot read the file (${(error as NodeJS.ErrnoException).code ?? "error"}).`);
+      const message = `MEMORY_API_KEYS_FILE (${file}): cannot read the file (${(error as NodeJS.ErrnoException).code ?? "error"}).`;
+      problems.push({ setting, expected: "the path of a readable file holding the JSON list of keys", message });
       return undefined;
     }
   }
   return parseJson(setting, text ?? "", apiKeyEntries, problems);
 }
 
-function readEntra(env: NodeJS.ProcessEnv, problems: string[]): EntraSettings | undefined {
+function readEntra(env: NodeJS.ProcessEnv, problems: SettingProblem[]): EntraSettings | undefined {
   const before = problems.length;
   const tenant = env.MEMORY_ENTRA_TENANT_ID?.trim();
-  if (tenant && !/^[A-Za-z0-9.-]+$/.test(tenant)) problems.push(`MEMORY_ENTRA_TENANT_ID: '${tenant}' is not a tenant id (a GUID) or domain.`);
+  if (tenant && !/^[A-Za-z0-9.-]+$/.test(tenant)) {
+    const expected = "a tenant id (a GUID) or domain";
+    problems.push({ setting: "MEMORY_ENTRA_TENANT_ID", expected, message: `MEMORY_ENTRA_TENANT_ID: '${tenant}' is not ${expected}.` });
+  }
   const authority = tenant ? `https://login.microsoftonline.com/${tenant}` : undefined;
   const issuer = env.MEMORY_ENTRA_ISSUER?.trim() || (authority && `${authority}/v2.0`);
   const jwksUrl = env.MEMORY_ENTRA_JWKS_URL?.trim() || (authority && `${authority}/discovery/v2.0/keys`);
-  if (!issuer || !jwksUrl) problems.push("MEMORY_AUTH includes entra, but MEMORY_ENTRA_TENANT_ID is not set.");
-  if (issuer && !safeUrl(issuer)) problems.push(`MEMORY_ENTRA_ISSUER: '${issuer}' must be an https URL (http only on a loopback address).`);
-  if (jwksUrl && !safeUrl(jwksUrl)) problems.push(`MEMORY_ENTRA_JWKS_URL: '${jwksUrl}' must be an https URL (http only on a loopback address).`);
+  if (!issuer || !jwksUrl) missingForEntra("MEMORY_ENTRA_TENANT_ID", undefined, problems);
+  const httpsUrl = "an https URL (http only on a loopback address)";
+  if (issuer && !safeUrl(issuer)) problems.push({ setting: "MEMORY_ENTRA_ISSUER", expected: httpsUrl, message: `MEMORY_ENTRA_ISSUER: '${issuer}' must be ${httpsUrl}.` });
+  if (jwksUrl && !safeUrl(jwksUrl)) problems.push({ setting: "MEMORY_ENTRA_JWKS_URL", expected: httpsUrl, message: `MEMORY_ENTRA_JWKS_URL: '${jwksUrl}' must be ${httpsUrl}.` });
   const audiences = list(env.MEMORY_ENTRA_AUDIENCE);
-  if (audiences.length === 0) problems.push("MEMORY_AUTH includes entra, but MEMORY_ENTRA_AUDIENCE (the app's client id or Application ID URI) is not set.");
+  if (audiences.length === 0) missingForEntra("MEMORY_ENTRA_AUDIENCE", "the app's client id or Application ID URI", problems);
   const grantsText = env.MEMORY_ENTRA_GRANTS?.trim();
-  if (!grantsText) problems.push("MEMORY_AUTH includes entra, but MEMORY_ENTRA_GRANTS (JSON [{role|group|oid, workspaces, access}]) is not set.");
+  if (!grantsText) missingForEntra("MEMORY_ENTRA_GRANTS", "JSON [{role|group|oid, workspaces, access}]", problems);
   const grants = grantsText ? parseJson("MEMORY_ENTRA_GRANTS", grantsText, entraGrantList, problems) : undefined;
   if (problems.length > before || !issuer || !jwksUrl || !grants) return undefined;
   // `<audience>/.default` asks Entra for every permission the app registration grants the client.
   return { issuer, jwksUrl, audiences, grants, scopes: [`${audiences[0]}/.default`] };
 }
 
-function parseJson<T>(setting: string, text: string, schema: z.ZodType<T>, problems: string[]): T | undefined {
+/** A setting entra needs, unset; `what` describes it when its name does not say enough. */
+function missingForEntra(setting: string, what: string | undefined, problems: SettingProblem[]): void {
+  const named = what ? `${setting} (${what})` : setting;
+  problems.push({ setting, expected: `set, since MEMORY_AUTH includes entra${what ? `: ${what}` : ""}`, message: `MEMORY_AUTH includes entra, but ${named} is not set.` });
+}
+
+/**
+ * JSON parser messages can quote the text, so they stay out of `expected`. Schema issues name the
+ * entry and field, which are safe to show; so are our own messages (a key id, never a hash or key).
+ */
+function parseJson<T>(setting: string, text: string, schema: z.ZodType<T>, problems: SettingProblem[]): T | undefined {
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (error) {
-    problems.push(`${setting} is not valid JSON: ${(error as Error).message}`);
+    problems.push({ setting, expected: "valid JSON", message: `${setting} is not valid JSON: ${(error as Error).message}` });
     return undefined;
   }
   const parsed = schema.safeParse(value);
   if (parsed.success) return parsed.data;
   for (const issue of parsed.error.issues.slice(0, 10)) {
     const path = issue.path.map((part) => (typeof part === "number" ? `[${part}]` : `.${String(part)}`)).join("");
-    problems.push(`${setting}${path}: ${issue.message}`);
+    problems.push({ setting, expected: `${path ? `${path.replace(/^\./, "")}: ` : ""}${issue.message}`, message: `${setting}${path}: ${issue.message}` });
   }
   return undefined;
 }

@@ -9,7 +9,7 @@ export const getEntityRelations = defineTool({
   group: "core",
   title: "List an entity's relations",
   description:
-    "List the relations of one entity, given by entityId or entityName. direction: 'out' (default) for relations it starts, " +
+    "List the relations of one entity, given by entityId or entityName (if both, they must name the same entity). direction: 'out' (default) for relations it starts, " +
     "'in' for relations pointing at it, 'both' for all. Each relation says who created it (createdBy) and last changed it (updatedBy).",
   input: {
     entityId: entityId.optional(),

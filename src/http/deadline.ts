@@ -1,0 +1,47 @@
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { ErrorCode, isJSONRPCRequest, type RequestId } from "@modelcontextprotocol/sdk/types.js";
+import { json } from "./responses.js";
+
+/**
+ * An overall deadline on one MCP request. The SDK's transport (1.x, JSON response mode) never
+ * settles its response if sending the result throws (e.g. a value JSON cannot serialize), and a
+ * handler that never returns would hang the HTTP request the same way. After `timeoutMs` the
+ * client gets a JSON-RPC error instead; the caller closes the server either way.
+ *
+ * The ids of the requests the transport handed to the server are recorded on the way in, so the
+ * answer carries the client's own id. Then it is HTTP 200, as any JSON-RPC error from this server:
+ * the MCP client matches it to the pending call and surfaces it as that call's error, whereas a 5xx
+ * fails the transport and tells the caller less. With no id recorded the request never reached the
+ * server (its body had not arrived), so nothing ran: 408, with the JSON-RPC id null.
+ */
+export async function withDeadline(transport: Transport, handle: () => Promise<Response>, timeoutMs: number): Promise<Response> {
+  const requestIds: RequestId[] = [];
+  const deliver = transport.onmessage;
+  transport.onmessage = (message, extra) => {
+    if (isJSONRPCRequest(message)) requestIds.push(message.id);
+    deliver?.(message, extra);
+  };
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<Response>((resolve) => {
+    timer = setTimeout(() => resolve(deadlineAnswer(requestIds, timeoutMs)), timeoutMs);
+  });
+  try {
+    return await Promise.race([handle(), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function deadlineAnswer(requestIds: readonly RequestId[], timeoutMs: number): Response {
+  // One line for the operator: this is a server fault (or a client too slow to send its body), never a tool result.
+  console.warn(JSON.stringify({ event: "mcp_request_deadline", timeoutMs, requests: requestIds.length }));
+  if (requestIds.length === 0) {
+    const message = `The request did not arrive completely within ${timeoutMs} ms (MEMORY_REQUEST_TIMEOUT_MS), so nothing was done. Send it again.`;
+    return json(408, { jsonrpc: "2.0", id: null, error: { code: ErrorCode.InternalError, message } });
+  }
+  const message =
+    `The server did not finish this request within ${timeoutMs} ms (MEMORY_REQUEST_TIMEOUT_MS). ` +
+    "A write may or may not have been applied: read the affected entities before retrying it.";
+  const answers = requestIds.map((id) => ({ jsonrpc: "2.0", id, error: { code: ErrorCode.InternalError, message } }));
+  return json(200, answers.length === 1 ? answers[0] : answers);
+}

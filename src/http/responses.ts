@@ -1,0 +1,13 @@
+/** Small JSON responses the handlers share. */
+export function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json", ...headers } });
+}
+
+export function methodNotAllowed(allow: string): Response {
+  return json(405, { error: "MethodNotAllowed", message: `Use ${allow}. This server is stateless: no SSE stream and no sessions.` }, { Allow: allow });
+}
+
+/** Health and readiness answer GET (and HEAD); anything else is 405. */
+export function isRead(request: Request): boolean {
+  return request.method === "GET" || request.method === "HEAD";
+}
