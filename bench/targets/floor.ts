@@ -1,4 +1,4 @@
-import { odata, type TableClient, type TransactionAction } from "@azure/data-tables";
+import type { TransactionAction } from "@azure/data-tables";
 import { entityId, observationId, relationId } from "../../src/domain/ids.js";
 import { connectStorage } from "../../src/storage/client.js";
 import { LIMITS } from "../../src/domain/limits.js";
@@ -33,7 +33,7 @@ export async function startFloor(connectionString: string): Promise<Target> {
       async createEntity(entity) {
         const id = entityId(ws, entity.name);
         const range = keyRange.entityWithObservations(id);
-        const rows = await list(table, odata`PartitionKey eq ${ws} and RowKey ge ${range.from} and RowKey lt ${range.to}`);
+        const rows = await requests.queryRange(table, ws, range);
         const exists = rows.some((row) => row.kind === "entity");
         const stored = new Set(rows.map((row) => row.rowKey));
         const now = new Date().toISOString();
@@ -93,7 +93,7 @@ export async function startFloor(connectionString: string): Promise<Target> {
       // get_entity_relations (direction "out", the tool's default): one query bounded by the entity's range.
       async getEntityRelations(name) {
         const id = entityId(ws, name);
-        const rows = await list(table, entityRelationsFilter(ws, id, "out"));
+        const rows = await requests.query(table, entityRelationsFilter(ws, id, "out"));
         if (!rows.some((row) => row.kind === "entity")) throw new Error(`floor: entity '${name}' not found`);
       },
       // search_nodes: one scan of every entity's range, one request per 1,000 rows (matching is our CPU, not storage).
@@ -113,8 +113,3 @@ export async function startFloor(connectionString: string): Promise<Target> {
   };
 }
 
-async function list(table: TableClient, filter: string): Promise<Record<string, unknown>[]> {
-  const rows: Record<string, unknown>[] = [];
-  for await (const page of table.listEntities<Record<string, unknown>>({ queryOptions: { filter } }).byPage({ maxPageSize: 1000 })) rows.push(...page);
-  return rows;
-}
