@@ -22,26 +22,28 @@ export async function handleFunctionsRequest(request: HttpRequest, context: Invo
 }
 
 /**
- * The handler for the current settings: built on first request, not at import, so cold start does
- * no storage work; built again only when the environment differs from the one it was built from,
- * so it always serves the settings the process has now. Settings the app cannot run with do not throw on every
- * request: the process keeps answering health, readiness and MCP routes with what to fix, and the
- * error is logged once, when the handler for those settings is built.
+ * The handler for the current settings, built on first request, not at import, so cold start does
+ * no storage work. A working app is kept for the life of the process (the Functions host restarts
+ * when app settings change), so the hot path compares nothing. Settings the app cannot run with do
+ * not throw on every request: the process keeps answering health, readiness and MCP routes with
+ * what to fix, logs the error once, and compares the environment on each request while it is in
+ * that state, so it serves again as soon as the settings are fixed.
  */
-let built: { environment: string; handler: FetchHandler } | undefined;
+let built: { handler: FetchHandler; invalidIn?: string } | undefined;
 
 function handlerFor(env: NodeJS.ProcessEnv, context: InvocationContext): FetchHandler {
+  if (built && built.invalidIn === undefined) return built.handler;
   const environment = JSON.stringify(Object.entries(env));
-  if (built?.environment !== environment) built = { environment, handler: buildHandler(context) };
+  if (built?.invalidIn !== environment) built = buildHandler(environment, context);
   return built.handler;
 }
 
-function buildHandler(context: InvocationContext): FetchHandler {
+function buildHandler(environment: string, context: InvocationContext): { handler: FetchHandler; invalidIn?: string } {
   try {
-    return createApp().handler;
+    return { handler: createApp().handler };
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     context.error(`central-memory-mcp cannot serve MCP requests until its settings are fixed (health answers, ready and MCP routes answer 503).\n${reason}`);
-    return invalidConfigurationHandler(error, VERSION);
+    return { handler: invalidConfigurationHandler(error, VERSION), invalidIn: environment };
   }
 }
