@@ -55,6 +55,7 @@ export function readAppSettings(env: NodeJS.ProcessEnv = process.env, where: Aut
   const auth = given.auth ?? collect(problems, () => readAuthSettings(env, where));
   const toolsets = given.toolsets ?? collect(problems, () => toolsetsFrom(env));
   const requestTimeoutMs = given.requestTimeoutMs ?? requestTimeoutFrom(env, problems);
+  collect(problems, () => storageOptionsFromEnv(env)); // read again where storage is connected; checked here so every problem is listed at once
   if (problems.length > 0 || !auth || !toolsets) throw new InvalidSettingsError(problems);
   return { auth, toolsets, requestTimeoutMs };
 }
@@ -80,12 +81,7 @@ function toolsetsFrom(env: NodeJS.ProcessEnv): Toolsets {
 }
 
 function requestTimeoutFrom(env: NodeJS.ProcessEnv, problems: SettingProblem[]): number {
-  const value = env.MEMORY_REQUEST_TIMEOUT_MS?.trim();
-  if (!value) return DEFAULT_REQUEST_TIMEOUT_MS;
-  if (/^[1-9]\d*$/.test(value)) return Number(value);
-  const expected = "a whole number of milliseconds, at least 1";
-  problems.push({ setting: "MEMORY_REQUEST_TIMEOUT_MS", expected, message: `MEMORY_REQUEST_TIMEOUT_MS: '${value}' is not ${expected}.` });
-  return DEFAULT_REQUEST_TIMEOUT_MS;
+  return wholeNumber(env, "MEMORY_REQUEST_TIMEOUT_MS", 1, "a whole number of milliseconds, at least 1", problems) ?? DEFAULT_REQUEST_TIMEOUT_MS;
 }
 
 /**
@@ -120,8 +116,18 @@ export function createMemory(storage: StorageConnection): MemoryService {
 
 /** MEMORY_STORAGE_TIMEOUT_MS and MEMORY_STORAGE_MAX_RETRIES bound how long a tool call waits on storage. */
 export function storageOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): { timeoutMs?: number; maxRetries?: number } {
-  const number = (value: string | undefined) => (value && /^\d+$/.test(value) ? Number(value) : undefined);
-  const timeoutMs = number(env.MEMORY_STORAGE_TIMEOUT_MS);
-  const maxRetries = number(env.MEMORY_STORAGE_MAX_RETRIES);
+  const problems: SettingProblem[] = [];
+  const timeoutMs = wholeNumber(env, "MEMORY_STORAGE_TIMEOUT_MS", 1, "a whole number of milliseconds, at least 1", problems);
+  const maxRetries = wholeNumber(env, "MEMORY_STORAGE_MAX_RETRIES", 0, "a whole number of retries, 0 or more", problems);
+  if (problems.length > 0) throw new InvalidSettingsError(problems);
   return { ...(timeoutMs !== undefined ? { timeoutMs } : {}), ...(maxRetries !== undefined ? { maxRetries } : {}) };
+}
+
+/** A whole-number setting: undefined when unset; a value that is not one is a problem, never silently the default. */
+function wholeNumber(env: NodeJS.ProcessEnv, setting: string, least: number, expected: string, problems: SettingProblem[]): number | undefined {
+  const value = env[setting]?.trim();
+  if (!value) return undefined;
+  if (/^\d+$/.test(value) && Number(value) >= least) return Number(value);
+  problems.push({ setting, expected, message: `${setting}: '${value}' is not ${expected}.` });
+  return undefined;
 }

@@ -12,7 +12,17 @@ let registered: Map<string, HttpFunctionOptions>;
 /** Every line the handlers logged through their InvocationContext, as text. */
 let logged: { level: string; text: string }[] = [];
 
-const SETTINGS = ["MEMORY_AUTH", "MEMORY_API_KEYS", "MEMORY_ENTRA_TENANT_ID", "MEMORY_ENTRA_AUDIENCE", "MEMORY_ENTRA_GRANTS", "MEMORY_TOOLSETS", "MEMORY_REQUEST_TIMEOUT_MS"];
+const SETTINGS = [
+  "MEMORY_AUTH",
+  "MEMORY_API_KEYS",
+  "MEMORY_ENTRA_TENANT_ID",
+  "MEMORY_ENTRA_AUDIENCE",
+  "MEMORY_ENTRA_GRANTS",
+  "MEMORY_TOOLSETS",
+  "MEMORY_REQUEST_TIMEOUT_MS",
+  "MEMORY_STORAGE_TIMEOUT_MS",
+  "MEMORY_STORAGE_MAX_RETRIES",
+];
 
 beforeAll(async () => {
   process.env.WEBSITE_SITE_NAME = "memory-test";
@@ -92,16 +102,20 @@ describe("invalid settings under Azure Functions", () => {
     for (const response of Object.values(routes)) expect(response.body).not.toContain("s3cret");
   });
 
-  test("an unknown MEMORY_TOOLSETS group and a bad MEMORY_REQUEST_TIMEOUT_MS are reported together", async () => {
+  test("an unknown MEMORY_TOOLSETS group and bad timeouts and retries are reported together, none silently defaulted", async () => {
     process.env.MEMORY_AUTH = "none";
     process.env.MEMORY_TOOLSETS = "core,memory";
     process.env.MEMORY_REQUEST_TIMEOUT_MS = "soon";
+    process.env.MEMORY_STORAGE_TIMEOUT_MS = "10s";
+    process.env.MEMORY_STORAGE_MAX_RETRIES = "-1";
     const { ready, mcp } = await everyRoute();
     expect(ready.status).toBe(503);
     expect(mcp.status).toBe(503);
     expect(mcp.json.problems).toEqual([
       { setting: "MEMORY_TOOLSETS", expected: "comma-separated tool groups from core, graph, tags" },
       { setting: "MEMORY_REQUEST_TIMEOUT_MS", expected: "a whole number of milliseconds, at least 1" },
+      { setting: "MEMORY_STORAGE_TIMEOUT_MS", expected: "a whole number of milliseconds, at least 1" },
+      { setting: "MEMORY_STORAGE_MAX_RETRIES", expected: "a whole number of retries, 0 or more" },
     ]);
   });
 

@@ -7,6 +7,7 @@ import { UsageError, type CliIo, type Command } from "./command.js";
 import { exportCommand } from "./export.js";
 import { importCommand } from "./import.js";
 import { keysCommand } from "./keys.js";
+import { InvalidSettingsError } from "../http/invalidConfiguration.js";
 
 /** The subcommands. Add one: write its module (a Command), list it here. */
 const COMMANDS: readonly Command[] = [importCommand, exportCommand, keysCommand];
@@ -35,7 +36,7 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
       return 2;
     }
     // Storage and file errors are reported plainly; a bug still shows its stack.
-    const plain = error instanceof MemoryError || (error instanceof Error && "code" in error);
+    const plain = error instanceof MemoryError || error instanceof InvalidSettingsError || (error instanceof Error && "code" in error);
     io.stderr.write(`central-memory ${name} failed: ${plain ? (error as Error).message : error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
     return 1;
   }
