@@ -61,6 +61,15 @@ describe("npm run bench", () => {
     expect(report.phases.filter((row) => row.target === "ours")).toHaveLength(7);
   });
 
+  test("ours' rows carry the server's own time per call, inside each call's latency", () => {
+    for (const row of runs.get(30)!.report.phases.filter((candidate) => candidate.target === "ours")) {
+      // Each call's in-server duration is part of that call's latency, so their medians are ordered.
+      expect(row.serverP50Ms).toBeGreaterThan(0);
+      expect(row.serverP50Ms!).toBeLessThanOrEqual(row.p50Ms);
+    }
+    for (const row of runs.get(30)!.report.phases.filter((candidate) => candidate.target !== "ours")) expect(row.serverP50Ms).toBeUndefined();
+  });
+
   test.each([30, 300])("N=%i: ours makes exactly the floor's storage requests, each tool's budget", (entities) => {
     const { report } = runs.get(entities)!;
     const ours = requestsPerCall(report, "ours");

@@ -52,7 +52,7 @@ export async function startOurs(connectionString: string): Promise<Target> {
       },
     },
     storageRequests: async () => (await server.ask<{ requests: number }>("stats")).requests,
-    drainServerDurations: async () => (await server.ask<{ durations: number[] }>("stats")).durations,
+    drainServerDurations: async () => (await server.ask<{ durations: number[] }>("durations")).durations,
     peakRssBytes: () => peakRssBytes(server.child.pid),
     async close() {
       await mcp.close();
