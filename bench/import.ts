@@ -21,7 +21,10 @@ async function main(): Promise<void> {
   const relations = 2 * entities;
   const folder = await mkdtemp(join(tmpdir(), "central-memory-bench-"));
   const azurite = process.env.MEMORY_STORAGE_CONNECTION_STRING ? undefined : await startAzuriteProcess();
-  const env = { ...process.env, MEMORY_STORAGE_CONNECTION_STRING: process.env.MEMORY_STORAGE_CONNECTION_STRING ?? azurite!.connectionString };
+  const env = {
+    ...process.env,
+    MEMORY_STORAGE_CONNECTION_STRING: process.env.MEMORY_STORAGE_CONNECTION_STRING ?? azurite!.connectionString,
+  };
   const workspace = `bench-${Date.now()}`;
   try {
     const file = join(folder, "memory.jsonl");
@@ -37,10 +40,15 @@ async function main(): Promise<void> {
       const exitCode = await runCli([...args], { stdout: process.stdout, stderr: process.stderr, env, cwd: folder });
       const seconds = (performance.now() - started) / 1000;
       results[label] = { seconds: round(seconds), itemsPerSecond: Math.round((entities + relations) / seconds), exitCode };
-      console.log(`${label}: ${entities} entities + ${relations} relations in ${seconds.toFixed(1)} s (${results[label]!.itemsPerSecond} items/s), exit ${exitCode}\n`);
+      console.log(
+        `${label}: ${entities} entities + ${relations} relations in ${seconds.toFixed(1)} s (${results[label]!.itemsPerSecond} items/s), exit ${exitCode}\n`,
+      );
     }
     // What reads of the imported workspace cost: requests are counted, time is one run on this machine.
-    const storage = connectStorage({ kind: "connectionString", connectionString: env.MEMORY_STORAGE_CONNECTION_STRING, tableName: DEFAULT_TABLE_NAME, source: "bench" }, { timeoutMs: 60_000 });
+    const storage = connectStorage(
+      { kind: "connectionString", connectionString: env.MEMORY_STORAGE_CONNECTION_STRING, tableName: DEFAULT_TABLE_NAME, source: "bench" },
+      { timeoutMs: 60_000 },
+    );
     const memory = createMemory(storage);
     const reads: Record<string, { seconds: number; requests: number }> = {};
     for (const [label, read] of [
@@ -56,7 +64,10 @@ async function main(): Promise<void> {
     }
     const out = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "bench", "results");
     mkdirSync(out, { recursive: true });
-    writeFileSync(join(out, `import-${new Date().toISOString().replace(/[:.]/g, "-")}.json`), JSON.stringify({ entities, relations, storage: azurite ? "azurite" : "configured", results, reads }, null, 2));
+    writeFileSync(
+      join(out, `import-${new Date().toISOString().replace(/[:.]/g, "-")}.json`),
+      JSON.stringify({ entities, relations, storage: azurite ? "azurite" : "configured", results, reads }, null, 2),
+    );
   } finally {
     await azurite?.stop();
     await rm(folder, { recursive: true, force: true });

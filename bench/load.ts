@@ -16,7 +16,18 @@ const WRITE_NAMES = 50; // few names, so concurrent writers often hit the same e
 
 type Kind = "upsert_entity" | "get_entity_relations" | "read_graph";
 /** Per connection, requests cycle through this list: half writes, three tenths relations, a fifth whole graphs. */
-const MIX: Kind[] = ["upsert_entity", "get_entity_relations", "upsert_entity", "read_graph", "upsert_entity", "get_entity_relations", "upsert_entity", "read_graph", "upsert_entity", "get_entity_relations"];
+const MIX: Kind[] = [
+  "upsert_entity",
+  "get_entity_relations",
+  "upsert_entity",
+  "read_graph",
+  "upsert_entity",
+  "get_entity_relations",
+  "upsert_entity",
+  "read_graph",
+  "upsert_entity",
+  "get_entity_relations",
+];
 
 function body(kind: Kind, n: number): string {
   const args =
@@ -38,10 +49,21 @@ async function main(): Promise<void> {
   const mcp = await connectMcp(server.ready.url);
   try {
     for (let i = 0; i < GRAPH_NODES; i++) {
-      await mcp.call("upsert_entity", { workspaceName: GRAPH, name: `node-${i}`, entityType: "node", observations: [`node ${i} fact a`, `node ${i} fact b`] });
+      await mcp.call("upsert_entity", {
+        workspaceName: GRAPH,
+        name: `node-${i}`,
+        entityType: "node",
+        observations: [`node ${i} fact a`, `node ${i} fact b`],
+      });
     }
     for (let i = 0; i < GRAPH_NODES; i++) {
-      for (const step of [1, 7]) await mcp.call("upsert_relation", { workspaceName: GRAPH, from: `node-${i}`, to: `node-${(i + step) % GRAPH_NODES}`, relationType: `step_${step}` });
+      for (const step of [1, 7])
+        await mcp.call("upsert_relation", {
+          workspaceName: GRAPH,
+          from: `node-${i}`,
+          to: `node-${(i + step) % GRAPH_NODES}`,
+          relationType: `step_${step}`,
+        });
     }
     const requestsBefore = (await server.ask<{ requests: number }>("stats")).requests;
 
@@ -61,7 +83,10 @@ async function main(): Promise<void> {
       onResponse: (status, text, context) => {
         if (status !== 200) return; // counted by autocannon as non-2xx
         try {
-          const { result, error } = JSON.parse(text) as { result?: { isError?: boolean; structuredContent?: { error?: string } }; error?: unknown };
+          const { result, error } = JSON.parse(text) as {
+            result?: { isError?: boolean; structuredContent?: { error?: string } };
+            error?: unknown;
+          };
           if (error !== undefined || result?.isError) {
             const key = `${kind}: ${result?.structuredContent?.error ?? "JSON-RPC error"}`;
             toolErrors.set(key, (toolErrors.get(key) ?? 0) + 1);
@@ -109,9 +134,12 @@ async function main(): Promise<void> {
     ];
     console.log(lines.join("\n"));
     if (unreadable.length > 0) console.error(`First unreadable response: ${unreadable[0]}`);
-    const failed = missing.length > 0 || stored.length !== storedSet.size || result.non2xx > 0 || result.errors > 0 || unreadable.length > 0;
+    const failed =
+      missing.length > 0 || stored.length !== storedSet.size || result.non2xx > 0 || result.errors > 0 || unreadable.length > 0;
     if (failed) {
-      console.error(`\nLOAD FAILED: ${missing.length} acknowledged writes missing (first: ${missing.slice(0, 5).join(", ")}), or errors above.`);
+      console.error(
+        `\nLOAD FAILED: ${missing.length} acknowledged writes missing (first: ${missing.slice(0, 5).join(", ")}), or errors above.`,
+      );
       process.exitCode = 1;
     } else {
       console.log(`\nEvery acknowledged write is stored exactly once (${acknowledged.size} of ${acknowledged.size}).`);

@@ -26,7 +26,12 @@ const spread = (index: number, entities: number) => entityName((index * 7919) % 
 
 /** In the order of the issue's workload: creates, then `--calls` (1,000) calls of each single-entity tool and search_nodes, then read_graph. */
 export const CORE_PHASES: Phase[] = [
-  { name: "upsert_entity (3 obs) / create_entities", operation: "createEntity", calls: (w) => w.entities, run: (ops, i) => ops.createEntity(entitySpec(i)) },
+  {
+    name: "upsert_entity (3 obs) / create_entities",
+    operation: "createEntity",
+    calls: (w) => w.entities,
+    run: (ops, i) => ops.createEntity(entitySpec(i)),
+  },
   {
     name: "upsert_relation / create_relations",
     operation: "createRelation",
@@ -42,7 +47,12 @@ export const CORE_PHASES: Phase[] = [
     run: (ops, i, n) => ops.addObservations(spread(i, n), [`added observation ${i}`]),
   },
   { name: "open_nodes (1 name)", operation: "openNodes", calls: (w) => w.calls, run: (ops, i, n) => ops.openNodes(spread(i, n)) },
-  { name: "get_entity_relations", operation: "getEntityRelations", calls: (w) => w.calls, run: (ops, i, n) => ops.getEntityRelations(spread(i, n)) },
+  {
+    name: "get_entity_relations",
+    operation: "getEntityRelations",
+    calls: (w) => w.calls,
+    run: (ops, i, n) => ops.getEntityRelations(spread(i, n)),
+  },
   // Matches the entity's name (and the few whose names extend it): every target still reads the whole graph to answer.
   { name: "search_nodes", operation: "searchNodes", calls: (w) => w.searchCalls, run: (ops, i, n) => ops.searchNodes(spread(i, n)) },
   { name: "read_graph", operation: "readGraph", calls: () => 5, run: (ops) => ops.readGraph() },
@@ -78,7 +88,15 @@ interface Tally {
 }
 
 /** Calls [from, to) of a phase on one target, `concurrency` in flight, timing every call. */
-async function runBatch(target: Target, phase: Phase, entities: number, concurrency: number, from: number, to: number, tally: Tally): Promise<void> {
+async function runBatch(
+  target: Target,
+  phase: Phase,
+  entities: number,
+  concurrency: number,
+  from: number,
+  to: number,
+  tally: Tally,
+): Promise<void> {
   const ops = target.ops as Operations;
   let next = from;
   const requestsBefore = await target.storageRequests?.();
@@ -100,7 +118,8 @@ async function runBatch(target: Target, phase: Phase, entities: number, concurre
   tally.seconds += (performance.now() - started) / 1000;
   tally.serverDurations.push(...((await target.drainServerDurations?.()) ?? []));
   const requestsAfter = await target.storageRequests?.();
-  tally.requests = requestsBefore === undefined || requestsAfter === undefined ? undefined : (tally.requests ?? 0) + requestsAfter - requestsBefore;
+  tally.requests =
+    requestsBefore === undefined || requestsAfter === undefined ? undefined : (tally.requests ?? 0) + requestsAfter - requestsBefore;
 }
 
 /**
@@ -109,12 +128,21 @@ async function runBatch(target: Target, phase: Phase, entities: number, concurre
  * machine the background load drifts; interleaving spreads the drift over all targets, so their
  * ratios stay meaningful even when absolute times do not.
  */
-export async function runPhase(targets: Target[], phase: Phase, workload: Workload, concurrency: number, azureMs: number, batches = 20): Promise<PhaseResult[]> {
+export async function runPhase(
+  targets: Target[],
+  phase: Phase,
+  workload: Workload,
+  concurrency: number,
+  azureMs: number,
+  batches = 20,
+): Promise<PhaseResult[]> {
   const able = targets.filter((target) => target.ops[phase.operation]);
   const calls = phase.calls(workload);
   const entities = workload.entities;
   const size = Math.max(1, Math.ceil(calls / batches));
-  const tallies = new Map(able.map((target) => [target, { latencies: [], serverDurations: [], seconds: 0, requests: undefined, failed: 0 } as Tally]));
+  const tallies = new Map(
+    able.map((target) => [target, { latencies: [], serverDurations: [], seconds: 0, requests: undefined, failed: 0 } as Tally]),
+  );
   for (let from = 0, round = 0; from < calls; from += size, round++) {
     const to = Math.min(calls, from + size);
     for (let k = 0; k < able.length; k++) {
@@ -164,5 +192,10 @@ export async function lostWriteProbe(target: Target): Promise<ProbeResult & { fa
   const name = "lost-write-probe";
   await ops.createEntity({ name, entityType: "bench", observations: [] });
   const outcomes = await Promise.allSettled(Array.from({ length: PROBE_WRITERS }, (_, k) => ops.addObservations(name, [`writer ${k}`])));
-  return { target: target.name, writers: PROBE_WRITERS, kept: await ops.openNodes(name), failed: outcomes.filter((outcome) => outcome.status === "rejected").length };
+  return {
+    target: target.name,
+    writers: PROBE_WRITERS,
+    kept: await ops.openNodes(name),
+    failed: outcomes.filter((outcome) => outcome.status === "rejected").length,
+  };
 }

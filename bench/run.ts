@@ -43,7 +43,9 @@ function starters(options: BenchOptions, skipped: BenchReport["skipped"]): [stri
   const available: Record<string, Starter | string> = {
     ours: startOurs,
     floor: startFloor,
-    "server-memory": ((entry) => (entry ? () => startServerMemory(entry) : "@modelcontextprotocol/server-memory is not installed"))(serverMemoryEntry()),
+    "server-memory": ((entry) => (entry ? () => startServerMemory(entry) : "@modelcontextprotocol/server-memory is not installed"))(
+      serverMemoryEntry(),
+    ),
   };
   const chosen: [string, Starter][] = [];
   for (const name of options.targets) {
@@ -61,7 +63,13 @@ async function main(): Promise<void> {
   const runStarted = performance.now();
   const report: BenchReport = {
     date: new Date().toISOString(),
-    machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model.trim() ?? "unknown", memoryGiB: Math.round(totalmem() / 2 ** 30), node: process.version, platform: `${platform()} ${release()}` },
+    machine: {
+      cpus: cpus().length,
+      cpuModel: cpus()[0]?.model.trim() ?? "unknown",
+      memoryGiB: Math.round(totalmem() / 2 ** 30),
+      node: process.version,
+      platform: `${platform()} ${release()}`,
+    },
     loadAverage: { start: loadavg()[0] ?? Number.NaN, end: Number.NaN },
     options: {
       entities: n,
@@ -95,10 +103,13 @@ async function main(): Promise<void> {
       const azurite = await startChild<{ connectionString: string }>(new URL("./azuriteProcess.js", import.meta.url), {
         BENCH_STORE_LATENCY_MS: String(options.storeLatencyMs),
       });
-      running.push({ azurite, target: await start(azurite.ready.connectionString).catch(async (error: unknown) => {
-        await azurite.stop();
-        throw error;
-      }) });
+      running.push({
+        azurite,
+        target: await start(azurite.ready.connectionString).catch(async (error: unknown) => {
+          await azurite.stop();
+          throw error;
+        }),
+      });
     }
     const targets = running.map(({ target }) => target);
     report.targets = targets.map(({ name, description }) => ({ name, description }));
@@ -137,7 +148,10 @@ async function main(): Promise<void> {
   report.phases.sort((a, b) => CORE_PHASES.findIndex((p) => p.name === a.phase) - CORE_PHASES.findIndex((p) => p.name === b.phase));
   const folder = options.outDir ?? join(REPO, "bench", "results");
   mkdirSync(folder, { recursive: true });
-  const file = join(folder, `bench-${report.date.replace(/[:.]/g, "-")}-n${n}-c${options.concurrency}${options.storeLatencyMs > 0 ? `-l${options.storeLatencyMs}` : ""}.json`);
+  const file = join(
+    folder,
+    `bench-${report.date.replace(/[:.]/g, "-")}-n${n}-c${options.concurrency}${options.storeLatencyMs > 0 ? `-l${options.storeLatencyMs}` : ""}.json`,
+  );
   writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
   console.log(markdown(report));
   log(`\nJSON: ${file}`);
@@ -149,7 +163,8 @@ async function verify(target: Target, n: number, addedObservations: number): Pro
   const counts = await target.ops.readGraph();
   const added = target.ops.addObservations ? addedObservations : 0;
   const expected = { entities: n, observations: 3 * n + added, relations: n };
-  if (JSON.stringify(counts) === JSON.stringify(expected)) return { ok: true, note: `${n} entities, ${3 * n + added} observations, ${n} relations, as written` };
+  if (JSON.stringify(counts) === JSON.stringify(expected))
+    return { ok: true, note: `${n} entities, ${3 * n + added} observations, ${n} relations, as written` };
   return { ok: false, note: `LOST WRITES: wrote ${JSON.stringify(expected)}, read back ${JSON.stringify(counts)}` };
 }
 

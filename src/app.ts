@@ -50,7 +50,11 @@ export const DEFAULT_REQUEST_TIMEOUT_MS = 120_000;
  * Reads every setting the handler needs that `given` does not hold, and reports all problems at
  * once (an InvalidSettingsError naming each setting), so both doors say the same thing.
  */
-export function readAppSettings(env: NodeJS.ProcessEnv = process.env, where: AuthEnvironment = {}, given: Partial<AppSettings> = {}): AppSettings {
+export function readAppSettings(
+  env: NodeJS.ProcessEnv = process.env,
+  where: AuthEnvironment = {},
+  given: Partial<AppSettings> = {},
+): AppSettings {
   const problems: SettingProblem[] = [];
   const auth = given.auth ?? collect(problems, () => readAuthSettings(env, where));
   const toolsets = given.toolsets ?? collect(problems, () => toolsetsFrom(env));
@@ -76,12 +80,16 @@ function toolsetsFrom(env: NodeJS.ProcessEnv): Toolsets {
     return readDefaultToolsets(env);
   } catch (error) {
     if (!(error instanceof ValidationError)) throw error;
-    throw new InvalidSettingsError([{ setting: "MEMORY_TOOLSETS", expected: `comma-separated tool groups from ${TOOL_GROUPS.join(", ")}`, message: error.message }]);
+    throw new InvalidSettingsError([
+      { setting: "MEMORY_TOOLSETS", expected: `comma-separated tool groups from ${TOOL_GROUPS.join(", ")}`, message: error.message },
+    ]);
   }
 }
 
 function requestTimeoutFrom(env: NodeJS.ProcessEnv, problems: SettingProblem[]): number {
-  return wholeNumber(env, "MEMORY_REQUEST_TIMEOUT_MS", 1, "a whole number of milliseconds, at least 1", problems) ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  return (
+    wholeNumber(env, "MEMORY_REQUEST_TIMEOUT_MS", 1, "a whole number of milliseconds, at least 1", problems) ?? DEFAULT_REQUEST_TIMEOUT_MS
+  );
 }
 
 /**
@@ -124,7 +132,13 @@ export function storageOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): { t
 }
 
 /** A whole-number setting: undefined when unset; a value that is not one is a problem, never silently the default. */
-function wholeNumber(env: NodeJS.ProcessEnv, setting: string, least: number, expected: string, problems: SettingProblem[]): number | undefined {
+function wholeNumber(
+  env: NodeJS.ProcessEnv,
+  setting: string,
+  least: number,
+  expected: string,
+  problems: SettingProblem[],
+): number | undefined {
   const value = env[setting]?.trim();
   if (!value) return undefined;
   if (/^\d+$/.test(value) && Number(value) >= least) return Number(value);

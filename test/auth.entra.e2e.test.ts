@@ -8,7 +8,9 @@ import { connectClient, failed, ok, startTestServer, uniqueWorkspace, type TestS
 import { ALL_TOOLS } from "../src/mcp/tools/index.js";
 
 /** Every read-only tool, by its annotation: what a read-only caller must see, and all it may see. */
-const READ_ONLY_TOOLS = ALL_TOOLS.filter((tool) => tool.annotations.readOnlyHint).map((tool) => tool.name).sort();
+const READ_ONLY_TOOLS = ALL_TOOLS.filter((tool) => tool.annotations.readOnlyHint)
+  .map((tool) => tool.name)
+  .sort();
 
 /**
  * Entra ID tokens end to end: a local JWKS stands in for the tenant's keys, the issuer is the
@@ -52,14 +54,25 @@ describe("refused tokens", () => {
     ["missing", async () => undefined],
     ["malformed", async () => "not-a-jwt"],
     ["malformed (three parts of junk)", async () => "abc.def.ghi"],
-    ["expired", () => issuer.mint({ oid: "u1", roles: ["Memory.Team.Write"], iat: now() - 2 * hour, nbf: now() - 2 * hour, exp: now() - hour })],
+    [
+      "expired",
+      () => issuer.mint({ oid: "u1", roles: ["Memory.Team.Write"], iat: now() - 2 * hour, nbf: now() - 2 * hour, exp: now() - hour }),
+    ],
     ["not yet valid", () => issuer.mint({ oid: "u1", roles: ["Memory.Team.Write"], nbf: now() + hour, exp: now() + 2 * hour })],
     ["without exp", () => issuer.mint({ oid: "u1", roles: ["Memory.Team.Write"], exp: null })],
     ["for another audience", () => issuer.mint({ oid: "u1", roles: ["Memory.Team.Write"], aud: "api://some-other-app" })],
-    ["from another issuer", () => issuer.mint({ oid: "u1", roles: ["Memory.Team.Write"], iss: "https://login.microsoftonline.com/another-tenant/v2.0" })],
+    [
+      "from another issuer",
+      () => issuer.mint({ oid: "u1", roles: ["Memory.Team.Write"], iss: "https://login.microsoftonline.com/another-tenant/v2.0" }),
+    ],
     [
       "alg: none",
-      async () => new UnsecuredJWT({ oid: "u1", roles: ["Memory.Team.Write"] }).setIssuer(TEST_ISSUER).setAudience(TEST_AUDIENCE).setExpirationTime("10m").encode(),
+      async () =>
+        new UnsecuredJWT({ oid: "u1", roles: ["Memory.Team.Write"] })
+          .setIssuer(TEST_ISSUER)
+          .setAudience(TEST_AUDIENCE)
+          .setExpirationTime("10m")
+          .encode(),
     ],
     [
       "HMAC-signed (HS256)",
@@ -100,7 +113,11 @@ describe("refused tokens", () => {
   });
 
   test("an expired token is named as expired, a wrong audience by its claim", async () => {
-    const expired = await refusal(server.url, "/api/mcp", bearer(await issuer.mint({ oid: "u1", exp: now() - hour, nbf: now() - 2 * hour, iat: now() - 2 * hour })));
+    const expired = await refusal(
+      server.url,
+      "/api/mcp",
+      bearer(await issuer.mint({ oid: "u1", exp: now() - hour, nbf: now() - 2 * hour, iat: now() - 2 * hour })),
+    );
     expect(expired.body.message).toBe("The token has expired.");
     const audience = await refusal(server.url, "/api/mcp", bearer(await issuer.mint({ oid: "u1", aud: "api://some-other-app" })));
     expect(audience.body.message).toBe("The token's aud claim is not accepted.");
@@ -162,7 +179,9 @@ describe("grants from token claims", () => {
   });
 
   test("an oid grant gives that one user its workspace", async () => {
-    const carol = await connectClient(server.url, "/api/workspaces/carol-notes/mcp", { headers: bearer(await issuer.mint({ oid: "oid-carol" })) });
+    const carol = await connectClient(server.url, "/api/workspaces/carol-notes/mcp", {
+      headers: bearer(await issuer.mint({ oid: "oid-carol" })),
+    });
     ok(await carol.call("upsert_entity", { name: "Reminder", entityType: "note" }));
     await carol.close();
     expect((await refusal(server.url, "/api/workspaces/carol-notes/mcp", bearer(await issuer.mint({ oid: "oid-dave" })))).status).toBe(403);
@@ -175,7 +194,9 @@ describe("grants from token claims", () => {
   });
 
   test("an app-only token without oid is identified by azp", async () => {
-    const app = await connectClient(server.url, "/api/mcp", { headers: bearer(await issuer.mint({ azp: "client-app-id", roles: ["Memory.Team.Write"] })) });
+    const app = await connectClient(server.url, "/api/mcp", {
+      headers: bearer(await issuer.mint({ azp: "client-app-id", roles: ["Memory.Team.Write"] })),
+    });
     ok(await app.call("read_graph", { workspaceName: uniqueWorkspace("team") }));
     await app.close();
   });

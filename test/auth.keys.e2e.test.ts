@@ -5,7 +5,9 @@ import { connectClient, failed, ok, startTestServer, uniqueWorkspace, type McpTe
 import { ALL_TOOLS } from "../src/mcp/tools/index.js";
 
 /** Every read-only tool, by its annotation: what a read-only caller must see, and all it may see. */
-const READ_ONLY_TOOLS = ALL_TOOLS.filter((tool) => tool.annotations.readOnlyHint).map((tool) => tool.name).sort();
+const READ_ONLY_TOOLS = ALL_TOOLS.filter((tool) => tool.annotations.readOnlyHint)
+  .map((tool) => tool.name)
+  .sort();
 
 /** API keys end to end: MEMORY_AUTH=keys, real SDK clients sending the key, real Azurite. */
 const KEYS = { admin: "admin-key-0123456789", team: "team-key-0123456789", reader: "reader-key-0123456789" };
@@ -22,7 +24,9 @@ let admin: McpTestClient;
 let team: McpTestClient;
 
 beforeAll(async () => {
-  server = await startTestServer({ env: { MEMORY_AUTH: "keys", MEMORY_API_KEYS: JSON.stringify(ENTRIES), MEMORY_ALLOWED_ORIGINS: ALLOWED_ORIGIN } });
+  server = await startTestServer({
+    env: { MEMORY_AUTH: "keys", MEMORY_API_KEYS: JSON.stringify(ENTRIES), MEMORY_ALLOWED_ORIGINS: ALLOWED_ORIGIN },
+  });
   admin = await connectClient(server.url, "/api/mcp", { headers: bearer(KEYS.admin) });
   team = await connectClient(server.url, "/api/mcp", { headers: bearer(KEYS.team) });
 });
@@ -42,7 +46,14 @@ const SECRET = { name: "Project Nightjar", observation: "launches on 2031-04-01"
 /** A workspace outside team-*, holding data the team key must never see. */
 async function seededOther(): Promise<string> {
   const other = uniqueWorkspace("other");
-  ok(await admin.call("upsert_entity", { workspaceName: other, name: SECRET.name, entityType: "project", observations: [SECRET.observation] }));
+  ok(
+    await admin.call("upsert_entity", {
+      workspaceName: other,
+      name: SECRET.name,
+      entityType: "project",
+      observations: [SECRET.observation],
+    }),
+  );
   return other;
 }
 
@@ -100,7 +111,11 @@ describe("a read key", () => {
       expect(tools.map((t) => t.name).sort()).toEqual(READ_ONLY_TOOLS);
       expect(tools.every((t) => t.annotations?.readOnlyHint === true)).toBe(true);
       const write = failed(await reader.call("upsert_entity", { workspaceName: ws, name: "Mallory", entityType: "person" }));
-      expect(write).toEqual({ success: false, error: "ForbiddenError", message: "Forbidden: upsert_entity changes memory, and this caller has read-only access." });
+      expect(write).toEqual({
+        success: false,
+        error: "ForbiddenError",
+        message: "Forbidden: upsert_entity changes memory, and this caller has read-only access.",
+      });
       expect(ok<GraphOut>(await reader.call("read_graph", { workspaceName: ws })).entities).toEqual([]);
       await reader.close();
     }
@@ -125,7 +140,9 @@ describe("refused credentials", () => {
     const refused = await refusal(server.url, "/api/mcp", headers);
     expect(refused.status).toBe(401);
     expect(refused.body.error).toBe("Unauthorized");
-    expect(refused.wwwAuthenticate).toMatch(new RegExp(`^Bearer resource_metadata="${server.url}/\\.well-known/oauth-protected-resource/api/mcp"`));
+    expect(refused.wwwAuthenticate).toMatch(
+      new RegExp(`^Bearer resource_metadata="${server.url}/\\.well-known/oauth-protected-resource/api/mcp"`),
+    );
     if (code) expect(refused.wwwAuthenticate).toContain(`error="${code}"`);
     else expect(refused.wwwAuthenticate).not.toContain("error=");
   });

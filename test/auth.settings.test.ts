@@ -7,7 +7,12 @@ import { isLoopbackHost, readAuthSettings } from "../src/http/auth/settings.js";
 
 /** Start-up validation of the auth settings: every mistake is refused with a message naming the setting. */
 const KEY = { id: "ci-bot", sha256: hashApiKey("k"), workspaces: ["team-*"], access: "write" };
-const ENTRA = { MEMORY_AUTH: "entra", MEMORY_ENTRA_TENANT_ID: "contoso.onmicrosoft.com", MEMORY_ENTRA_AUDIENCE: "api://memory", MEMORY_ENTRA_GRANTS: '[{"role":"R","workspaces":["*"],"access":"read"}]' };
+const ENTRA = {
+  MEMORY_AUTH: "entra",
+  MEMORY_ENTRA_TENANT_ID: "contoso.onmicrosoft.com",
+  MEMORY_ENTRA_AUDIENCE: "api://memory",
+  MEMORY_ENTRA_GRANTS: '[{"role":"R","workspaces":["*"],"access":"read"}]',
+};
 
 function problems(env: Record<string, string>): string {
   try {
@@ -43,11 +48,19 @@ describe("MEMORY_AUTH unset", () => {
 
 describe("valid settings", () => {
   test("keys inline or from a file, Entra from the tenant, several methods and origins", () => {
-    const inline = readAuthSettings({ MEMORY_AUTH: "keys", MEMORY_API_KEYS: JSON.stringify([{ ...KEY, sha256: KEY.sha256.toUpperCase() }]) });
+    const inline = readAuthSettings({
+      MEMORY_AUTH: "keys",
+      MEMORY_API_KEYS: JSON.stringify([{ ...KEY, sha256: KEY.sha256.toUpperCase() }]),
+    });
     expect(inline.mode).toEqual({ kind: "required", keys: [KEY] });
     const file = join(mkdtempSync(join(tmpdir(), "keys-")), "keys.json");
     writeFileSync(file, JSON.stringify([KEY]));
-    const both = readAuthSettings({ ...ENTRA, MEMORY_AUTH: "keys, Entra", MEMORY_API_KEYS_FILE: file, MEMORY_ALLOWED_ORIGINS: "https://a.example.com, http://localhost:6274" });
+    const both = readAuthSettings({
+      ...ENTRA,
+      MEMORY_AUTH: "keys, Entra",
+      MEMORY_API_KEYS_FILE: file,
+      MEMORY_ALLOWED_ORIGINS: "https://a.example.com, http://localhost:6274",
+    });
     expect(both).toEqual({
       mode: {
         kind: "required",
@@ -62,7 +75,9 @@ describe("valid settings", () => {
       },
       allowedOrigins: ["https://a.example.com", "http://localhost:6274"],
     });
-    expect(readAuthSettings({ MEMORY_AUTH: "none", MEMORY_PUBLIC_URL: "https://memory.example.com/" }).publicUrl).toBe("https://memory.example.com");
+    expect(readAuthSettings({ MEMORY_AUTH: "none", MEMORY_PUBLIC_URL: "https://memory.example.com/" }).publicUrl).toBe(
+      "https://memory.example.com",
+    );
   });
 });
 
@@ -74,20 +89,44 @@ describe("invalid settings stop the server with messages naming the setting", ()
     [{ MEMORY_AUTH: "keys", MEMORY_API_KEYS: "[", MEMORY_API_KEYS_FILE: "x" }, "MEMORY_API_KEYS and MEMORY_API_KEYS_FILE are both set"],
     [{ MEMORY_AUTH: "keys", MEMORY_API_KEYS: "[{id:1}]" }, "MEMORY_API_KEYS is not valid JSON"],
     [{ MEMORY_AUTH: "keys", MEMORY_API_KEYS: "[]" }, "MEMORY_API_KEYS: lists no keys"],
-    [{ MEMORY_AUTH: "keys", MEMORY_API_KEYS: JSON.stringify([{ ...KEY, sha256: "abc" }]) }, "MEMORY_API_KEYS[0].sha256: must be the 64-hex-digit SHA-256"],
-    [{ MEMORY_AUTH: "keys", MEMORY_API_KEYS: JSON.stringify([{ ...KEY, workspaces: ["team/*"] }]) }, "MEMORY_API_KEYS[0].workspaces[0]: must be a workspace name"],
+    [
+      { MEMORY_AUTH: "keys", MEMORY_API_KEYS: JSON.stringify([{ ...KEY, sha256: "abc" }]) },
+      "MEMORY_API_KEYS[0].sha256: must be the 64-hex-digit SHA-256",
+    ],
+    [
+      { MEMORY_AUTH: "keys", MEMORY_API_KEYS: JSON.stringify([{ ...KEY, workspaces: ["team/*"] }]) },
+      "MEMORY_API_KEYS[0].workspaces[0]: must be a workspace name",
+    ],
     [{ MEMORY_AUTH: "keys", MEMORY_API_KEYS: JSON.stringify([{ ...KEY, access: "admin" }]) }, "MEMORY_API_KEYS[0].access"],
-    [{ MEMORY_AUTH: "keys", MEMORY_API_KEYS: JSON.stringify([{ ...KEY, key: "plain" }]) }, "MEMORY_API_KEYS[0]: Unrecognized key: \"key\""],
-    [{ MEMORY_AUTH: "keys", MEMORY_API_KEYS: JSON.stringify([KEY, { ...KEY, sha256: hashApiKey("other") }]) }, "MEMORY_API_KEYS[1].id: 'ci-bot' is used twice"],
+    [{ MEMORY_AUTH: "keys", MEMORY_API_KEYS: JSON.stringify([{ ...KEY, key: "plain" }]) }, 'MEMORY_API_KEYS[0]: Unrecognized key: "key"'],
+    [
+      { MEMORY_AUTH: "keys", MEMORY_API_KEYS: JSON.stringify([KEY, { ...KEY, sha256: hashApiKey("other") }]) },
+      "MEMORY_API_KEYS[1].id: 'ci-bot' is used twice",
+    ],
     [{ MEMORY_AUTH: "keys", MEMORY_API_KEYS: JSON.stringify([KEY, { ...KEY, id: "twin" }]) }, "MEMORY_API_KEYS[1].sha256: is used twice"],
-    [{ MEMORY_AUTH: "keys", MEMORY_API_KEYS_FILE: "/nonexistent/keys.json" }, "MEMORY_API_KEYS_FILE (/nonexistent/keys.json): cannot read the file (ENOENT)."],
+    [
+      { MEMORY_AUTH: "keys", MEMORY_API_KEYS_FILE: "/nonexistent/keys.json" },
+      "MEMORY_API_KEYS_FILE (/nonexistent/keys.json): cannot read the file (ENOENT).",
+    ],
     [{ ...ENTRA, MEMORY_ENTRA_TENANT_ID: "" }, "MEMORY_ENTRA_TENANT_ID is not set"],
     [{ ...ENTRA, MEMORY_ENTRA_AUDIENCE: "" }, "MEMORY_ENTRA_AUDIENCE (the app's client id or Application ID URI) is not set"],
     [{ ...ENTRA, MEMORY_ENTRA_GRANTS: "" }, "MEMORY_ENTRA_GRANTS (JSON [{role|group|oid, workspaces, access}]) is not set"],
-    [{ ...ENTRA, MEMORY_ENTRA_GRANTS: '[{"role":"R","group":"G","workspaces":["*"],"access":"read"}]' }, "MEMORY_ENTRA_GRANTS[0]: give exactly one of role, group or oid"],
-    [{ ...ENTRA, MEMORY_ENTRA_JWKS_URL: "http://keys.example.com/keys" }, "MEMORY_ENTRA_JWKS_URL: 'http://keys.example.com/keys' must be an https URL"],
-    [{ MEMORY_AUTH: "none", MEMORY_ALLOWED_ORIGINS: "https://a.example.com/app" }, "MEMORY_ALLOWED_ORIGINS: 'https://a.example.com/app' is not an origin"],
-    [{ MEMORY_AUTH: "none", MEMORY_PUBLIC_URL: "memory.example.com" }, "MEMORY_PUBLIC_URL: 'memory.example.com' must be scheme://host[:port]"],
+    [
+      { ...ENTRA, MEMORY_ENTRA_GRANTS: '[{"role":"R","group":"G","workspaces":["*"],"access":"read"}]' },
+      "MEMORY_ENTRA_GRANTS[0]: give exactly one of role, group or oid",
+    ],
+    [
+      { ...ENTRA, MEMORY_ENTRA_JWKS_URL: "http://keys.example.com/keys" },
+      "MEMORY_ENTRA_JWKS_URL: 'http://keys.example.com/keys' must be an https URL",
+    ],
+    [
+      { MEMORY_AUTH: "none", MEMORY_ALLOWED_ORIGINS: "https://a.example.com/app" },
+      "MEMORY_ALLOWED_ORIGINS: 'https://a.example.com/app' is not an origin",
+    ],
+    [
+      { MEMORY_AUTH: "none", MEMORY_PUBLIC_URL: "memory.example.com" },
+      "MEMORY_PUBLIC_URL: 'memory.example.com' must be scheme://host[:port]",
+    ],
   ])("%j", (env, message) => {
     expect(problems(env)).toContain(message);
   });

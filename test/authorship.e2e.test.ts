@@ -3,7 +3,16 @@ import { TableClient } from "@azure/data-tables";
 import { entityId, observationId } from "../src/domain/ids.js";
 import { hashApiKey } from "../src/http/auth/apiKeys.js";
 import { rowKey } from "../src/storage/keys.js";
-import { connectClient, ok, startTestServer, TEST_TABLE, testConnectionString, uniqueWorkspace, type McpTestClient, type TestServer } from "./support/harness.js";
+import {
+  connectClient,
+  ok,
+  startTestServer,
+  TEST_TABLE,
+  testConnectionString,
+  uniqueWorkspace,
+  type McpTestClient,
+  type TestServer,
+} from "./support/harness.js";
 
 /** Who wrote what, end to end: two API keys writing one workspace through real SDK clients, on real Azurite. */
 const KEYS = { alice: "alice-key-0123456789", bob: "bob-key-0123456789" };
@@ -98,7 +107,15 @@ describe("createdBy and updatedBy", () => {
   test("create_entities by a second key skips the existing entity and leaves its authorship alone", async () => {
     const ws = uniqueWorkspace("auth");
     ok(await alice.call("create_entities", { workspaceName: ws, entities: [{ name: "A", entityType: "t", observations: [] }] }));
-    ok(await bob.call("create_entities", { workspaceName: ws, entities: [{ name: "A", entityType: "t", observations: [] }, { name: "B", entityType: "t", observations: [] }] }));
+    ok(
+      await bob.call("create_entities", {
+        workspaceName: ws,
+        entities: [
+          { name: "A", entityType: "t", observations: [] },
+          { name: "B", entityType: "t", observations: [] },
+        ],
+      }),
+    );
     const graph = ok<GraphOut>(await alice.call("read_graph", { workspaceName: ws }));
     expect(entityOf(graph, "A")).toMatchObject({ createdBy: "key:alice", updatedBy: "key:alice" });
     expect(entityOf(graph, "B")).toMatchObject({ createdBy: "key:bob", updatedBy: "key:bob" });
@@ -122,9 +139,22 @@ describe("createdBy and updatedBy", () => {
 
   test("create_relations records its caller, and an existing relation keeps its creator", async () => {
     const ws = uniqueWorkspace("auth");
-    ok(await alice.call("create_entities", { workspaceName: ws, entities: ["A", "B", "C"].map((name) => ({ name, entityType: "t", observations: [] })) }));
+    ok(
+      await alice.call("create_entities", {
+        workspaceName: ws,
+        entities: ["A", "B", "C"].map((name) => ({ name, entityType: "t", observations: [] })),
+      }),
+    );
     ok(await bob.call("create_relations", { workspaceName: ws, relations: [{ from: "A", to: "B", relationType: "r" }] }));
-    ok(await alice.call("create_relations", { workspaceName: ws, relations: [{ from: "A", to: "B", relationType: "r" }, { from: "A", to: "C", relationType: "r" }] }));
+    ok(
+      await alice.call("create_relations", {
+        workspaceName: ws,
+        relations: [
+          { from: "A", to: "B", relationType: "r" },
+          { from: "A", to: "C", relationType: "r" },
+        ],
+      }),
+    );
     const listed = ok<RelationsOut>(await alice.call("get_entity_relations", { workspaceName: ws, entityName: "A" }));
     const byTarget = Object.fromEntries(listed.relations.map((r) => [r.toName, r.createdBy]));
     expect(byTarget).toEqual({ B: "key:bob", C: "key:alice" });

@@ -24,7 +24,19 @@ function bench(entities: number): { report: BenchReport; stdout: string } {
   const out = join(resultsDir, `n${entities}`);
   const result = spawnSync(
     process.execPath,
-    [join(outDir, "bench/run.js"), "--entities", String(entities), "--calls", String(CALLS), "--search-calls", String(SEARCH_CALLS), "--cold-runs", "0", "--out", out],
+    [
+      join(outDir, "bench/run.js"),
+      "--entities",
+      String(entities),
+      "--calls",
+      String(CALLS),
+      "--search-calls",
+      String(SEARCH_CALLS),
+      "--cold-runs",
+      "0",
+      "--out",
+      out,
+    ],
     { cwd: root, encoding: "utf8", env: { ...process.env, CI: "true" }, timeout: 240_000 },
   );
   if (result.status !== 0) throw new Error(`bench exited with ${result.status}: ${result.stderr}`);
@@ -33,7 +45,9 @@ function bench(entities: number): { report: BenchReport; stdout: string } {
 }
 
 beforeAll(() => {
-  execFileSync(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", join(root, "tsconfig.json"), "--outDir", outDir], { stdio: "inherit" });
+  execFileSync(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", join(root, "tsconfig.json"), "--outDir", outDir], {
+    stdio: "inherit",
+  });
   resultsDir = mkdtempSync(join(tmpdir(), "central-memory-bench-"));
   for (const entities of [30, 300]) runs.set(entities, bench(entities));
 }, 480_000);
@@ -44,7 +58,9 @@ afterAll(() => {
 
 /** Storage requests per call of each phase, by the phase's tool name (ours first in the phase label). */
 function requestsPerCall(report: BenchReport, target: string): Record<string, number | undefined> {
-  return Object.fromEntries(report.phases.filter((row) => row.target === target).map((row) => [row.phase.split(" ")[0]!, row.storageRequestsPerCall]));
+  return Object.fromEntries(
+    report.phases.filter((row) => row.target === target).map((row) => [row.phase.split(" ")[0]!, row.storageRequestsPerCall]),
+  );
 }
 
 /** Rows a whole-workspace read returns, one request per 1,000 (the workload: 3 observations each, a ring of relations). */
@@ -57,7 +73,9 @@ describe("npm run bench", () => {
     expect(report.skipped).toEqual([]);
     for (const target of ["ours", "floor", "server-memory"]) expect(stdout).toContain(`| ${target} |`);
     // server-memory has no get_entity_relations: the only phase it cannot run.
-    expect(report.phases.filter((row) => row.target === "server-memory").map((row) => row.phase.split(" ")[0])).not.toContain("get_entity_relations");
+    expect(report.phases.filter((row) => row.target === "server-memory").map((row) => row.phase.split(" ")[0])).not.toContain(
+      "get_entity_relations",
+    );
     expect(report.phases.filter((row) => row.target === "ours")).toHaveLength(7);
   });
 
@@ -67,7 +85,8 @@ describe("npm run bench", () => {
       expect(row.serverP50Ms).toBeGreaterThan(0);
       expect(row.serverP50Ms!).toBeLessThanOrEqual(row.p50Ms);
     }
-    for (const row of runs.get(30)!.report.phases.filter((candidate) => candidate.target !== "ours")) expect(row.serverP50Ms).toBeUndefined();
+    for (const row of runs.get(30)!.report.phases.filter((candidate) => candidate.target !== "ours"))
+      expect(row.serverP50Ms).toBeUndefined();
   });
 
   test.each([30, 300])("N=%i: ours makes exactly the floor's storage requests, each tool's budget", (entities) => {
@@ -92,12 +111,14 @@ describe("npm run bench", () => {
   test("the single-entity budgets do not grow with N", () => {
     const small = requestsPerCall(runs.get(30)!.report, "ours");
     const large = requestsPerCall(runs.get(300)!.report, "ours");
-    for (const tool of ["upsert_entity", "upsert_relation", "add_observations", "open_nodes", "get_entity_relations"]) expect(large[tool]).toBe(small[tool]);
+    for (const tool of ["upsert_entity", "upsert_relation", "add_observations", "open_nodes", "get_entity_relations"])
+      expect(large[tool]).toBe(small[tool]);
   });
 
   test.each([30, 300])("N=%i: no call failed, nothing was lost, and the lost-write probe kept every write on ours", (entities) => {
     const { report } = runs.get(entities)!;
-    for (const row of report.phases.filter((candidate) => candidate.target !== "server-memory")) expect([row.phase, row.target, row.failedCalls]).toEqual([row.phase, row.target, 0]);
+    for (const row of report.phases.filter((candidate) => candidate.target !== "server-memory"))
+      expect([row.phase, row.target, row.failedCalls]).toEqual([row.phase, row.target, 0]);
     const written = `${entities} entities, ${3 * entities + CALLS} observations, ${entities} relations, as written`;
     expect(report.verified.ours).toBe(written);
     expect(report.verified.floor).toBe(written);

@@ -22,7 +22,9 @@ describe("storage round trips per call", () => {
   test("upsert_entity: 2 (range read + one transaction), new or existing", async () => {
     const ws = uniqueWorkspace();
     expect(await requestsOf("upsert_entity", { workspaceName: ws, name: "A", entityType: "t", observations: ["1", "2", "3"] })).toBe(2);
-    expect(await requestsOf("upsert_entity", { workspaceName: ws, name: "A", entityType: "t", observations: ["3", "4"], metadata: { k: 1 } })).toBe(2);
+    expect(
+      await requestsOf("upsert_entity", { workspaceName: ws, name: "A", entityType: "t", observations: ["3", "4"], metadata: { k: 1 } }),
+    ).toBe(2);
   });
 
   test("upsert_relation: 1 by names, 3 by ids (two parallel point reads + one transaction)", async () => {
@@ -37,7 +39,14 @@ describe("storage round trips per call", () => {
 
   test("get_entity_relations: 1, whatever the entity holds", async () => {
     const ws = uniqueWorkspace();
-    ok(await mcp.call("upsert_entity", { workspaceName: ws, name: "Hub", entityType: "t", observations: Array.from({ length: 40 }, (_, i) => `o${i}`) }));
+    ok(
+      await mcp.call("upsert_entity", {
+        workspaceName: ws,
+        name: "Hub",
+        entityType: "t",
+        observations: Array.from({ length: 40 }, (_, i) => `o${i}`),
+      }),
+    );
     for (const name of ["X", "Y", "Z"]) {
       ok(await mcp.call("upsert_entity", { workspaceName: ws, name, entityType: "t" }));
       ok(await mcp.call("upsert_relation", { workspaceName: ws, from: "Hub", to: name, relationType: "links" }));
@@ -79,7 +88,14 @@ describe("structured log per tool call", () => {
     const lines = server.logs.filter((entry) => entry.workspace === ws);
     expect(lines).toEqual([
       { event: "tool_call", tool: "upsert_entity", workspace: ws, outcome: "ok", durationMs: expect.any(Number), storageRequests: counted },
-      { event: "tool_call", tool: "get_entity_relations", workspace: ws, outcome: "NotFoundError", durationMs: expect.any(Number), storageRequests: 1 },
+      {
+        event: "tool_call",
+        tool: "get_entity_relations",
+        workspace: ws,
+        outcome: "NotFoundError",
+        durationMs: expect.any(Number),
+        storageRequests: 1,
+      },
     ]);
     expect(JSON.stringify(server.logs)).not.toContain(secret);
   });

@@ -53,19 +53,22 @@ async function graphOf(ws: string): Promise<Graph> {
 function sortGraph(graph: Graph): Graph {
   const key = (r: Graph["relations"][number]) => `${r.from}\n${r.relationType}\n${r.to}`;
   return {
-    entities: graph.entities.map(({ name, entityType, observations }) => ({ name, entityType, observations })).sort((a, b) => (a.name < b.name ? -1 : 1)),
+    entities: graph.entities
+      .map(({ name, entityType, observations }) => ({ name, entityType, observations }))
+      .sort((a, b) => (a.name < b.name ? -1 : 1)),
     relations: graph.relations.map(({ from, to, relationType }) => ({ from, to, relationType })).sort((a, b) => (key(a) < key(b) ? -1 : 1)),
   };
 }
 
 async function rows(ws: string): Promise<Map<string, string>> {
   const etags = new Map<string, string>();
-  for await (const row of server.app.storage.table.listEntities({ queryOptions: { filter: odata`PartitionKey eq ${ws}` } })) etags.set(String(row.rowKey), row.etag);
+  for await (const row of server.app.storage.table.listEntities({ queryOptions: { filter: odata`PartitionKey eq ${ws}` } }))
+    etags.set(String(row.rowKey), row.etag);
   return etags;
 }
 
 const FIXTURE = jsonl(
-  entity("Alice", "person", ["likes tea", "quotes \"this\" and || pipes", "line one\nline two", "emoji 🚀"]),
+  entity("Alice", "person", ["likes tea", 'quotes "this" and || pipes', "line one\nline two", "emoji 🚀"]),
   entity("Bob", "person", ["likes coffee"]),
   entity("Alice", "person", ["likes tea", "said more later"]),
   entity("Empty", "", []),
@@ -91,7 +94,11 @@ describe("import and export", () => {
 
     const expected: Graph = {
       entities: [
-        { name: "Alice", entityType: "person", observations: ["likes tea", "quotes \"this\" and || pipes", "line one\nline two", "emoji 🚀", "said more later"] },
+        {
+          name: "Alice",
+          entityType: "person",
+          observations: ["likes tea", 'quotes "this" and || pipes', "line one\nline two", "emoji 🚀", "said more later"],
+        },
         { name: "Bob", entityType: "person", observations: ["likes coffee"] },
         { name: "Empty", entityType: "", observations: [] },
       ],
@@ -139,13 +146,18 @@ describe("import and export", () => {
 
     // The import writes as `cli`; what it only added to (Bob) keeps its creator, and the observation added says who added it.
     const reader = await connectClient(server.url, `/api/workspaces/${ws}/mcp`);
-    const graph = ok<{ entities: { name: string; createdBy?: string; updatedBy?: string }[]; relations: { createdBy?: string }[] }>(await reader.call("read_graph"));
+    const graph = ok<{ entities: { name: string; createdBy?: string; updatedBy?: string }[]; relations: { createdBy?: string }[] }>(
+      await reader.call("read_graph"),
+    );
     await reader.close();
     const authors = Object.fromEntries(graph.entities.map((e) => [e.name, [e.createdBy, e.updatedBy]]));
     expect(authors).toEqual({ Alice: ["cli", "cli"], Bob: ["anonymous", "anonymous"], Empty: ["cli", "cli"] });
     expect(new Set(graph.relations.map((r) => r.createdBy))).toEqual(new Set(["cli"]));
     const bobId = entityId(ws, "Bob");
-    const added = await server.app.storage.table.getEntity<Record<string, unknown>>(ws, rowKey.observation(bobId, observationId(bobId, "likes coffee")));
+    const added = await server.app.storage.table.getEntity<Record<string, unknown>>(
+      ws,
+      rowKey.observation(bobId, observationId(bobId, "likes coffee")),
+    );
     expect(added.createdBy).toBe("cli");
   });
 
@@ -171,15 +183,27 @@ describe("import and export", () => {
     expect(result.stderr).toMatch(/^line 7: type 'comment' is not imported; skipped$/m);
     expect(result.stderr).toMatch(/^line 9: not a JSON object$/m);
     expect(result.stdout).toMatch(/5 line\(s\) not imported/);
-    expect(await graphOf(ws)).toEqual({ entities: [{ name: "A", entityType: "t", observations: ["fine"] }], relations: [{ from: "A", to: "A", relationType: "self" }] });
+    expect(await graphOf(ws)).toEqual({
+      entities: [{ name: "A", entityType: "t", observations: ["fine"] }],
+      relations: [{ from: "A", to: "A", relationType: "self" }],
+    });
   });
 
   test("usage mistakes exit 2 with the usage; a missing file exits 1", async () => {
     expect(await runCliCaptured([])).toMatchObject({ code: 2, stdout: expect.stringContaining("Usage: central-memory") });
-    expect(await runCliCaptured(["import", "x.jsonl"])).toMatchObject({ code: 2, stderr: expect.stringContaining("--workspace is required") });
-    expect(await runCliCaptured(["import", "-w", "a/b", "x.jsonl"])).toMatchObject({ code: 2, stderr: expect.stringContaining("Invalid workspaceName") });
+    expect(await runCliCaptured(["import", "x.jsonl"])).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining("--workspace is required"),
+    });
+    expect(await runCliCaptured(["import", "-w", "a/b", "x.jsonl"])).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining("Invalid workspaceName"),
+    });
     expect(await runCliCaptured(["nope"])).toMatchObject({ code: 2, stderr: expect.stringContaining("Unknown command 'nope'") });
-    expect(await runCliCaptured(["import", "-w", "ws", join(folder, "absent.jsonl")])).toMatchObject({ code: 1, stderr: expect.stringContaining("ENOENT") });
+    expect(await runCliCaptured(["import", "-w", "ws", join(folder, "absent.jsonl")])).toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining("ENOENT"),
+    });
   });
 
   test("with no storage configured it uses the embedded Azurite in ./.azurite, and the data survives between runs", async () => {
@@ -223,7 +247,9 @@ describe("tags in import and export", () => {
     const [first, second] = [uniqueWorkspace("tags-a"), uniqueWorkspace("tags-b")];
     const imported = await runCliCaptured(["import", "-w", first, await file("tagged.jsonl", TAGGED)]);
     expect(imported).toMatchObject({ code: 0 });
-    expect(imported.stdout).toMatch(/2 entities created .*, 1 relations created \(0 already there\), 2 tag definitions created \(0 already there\), 4 tags put on entities and observations\./);
+    expect(imported.stdout).toMatch(
+      /2 entities created .*, 1 relations created \(0 already there\), 2 tag definitions created \(0 already there\), 4 tags put on entities and observations\./,
+    );
     const exported = join(folder, "tagged-export.jsonl");
     expect((await runCliCaptured(["export", "-w", first, exported])).code).toBe(0);
     expect((await runCliCaptured(["import", "-w", second, exported])).code).toBe(0);
@@ -238,7 +264,13 @@ describe("tags in import and export", () => {
         { name: "vip", category: "priority", description: "Answer first." },
       ],
       entities: [
-        { name: "Alice", entityType: "person", observations: ["likes tea", "line one\nline two"], tags: ["team-a", "vip"], observationTags: { "line one\nline two": ["confidence:low"] } },
+        {
+          name: "Alice",
+          entityType: "person",
+          observations: ["likes tea", "line one\nline two"],
+          tags: ["team-a", "vip"],
+          observationTags: { "line one\nline two": ["confidence:low"] },
+        },
         { name: "Bob", entityType: "person", observations: [], tags: ["team-a"] },
       ],
     };
@@ -248,7 +280,16 @@ describe("tags in import and export", () => {
     expect((await lines(again)).sort()).toEqual((await lines(exported)).sort());
     // Entity lines first, then relations, then tag lines.
     expect((await lines(exported)).map((line) => (JSON.parse(line) as { type: string }).type)).toEqual([
-      "entity", "entity", "relation", "tag", "tag", "tag", "tag", "entity_tags", "observation_tags", "entity_tags",
+      "entity",
+      "entity",
+      "relation",
+      "tag",
+      "tag",
+      "tag",
+      "tag",
+      "entity_tags",
+      "observation_tags",
+      "entity_tags",
     ]);
 
     const theirs = await startServerMemory();
@@ -297,7 +338,7 @@ describe("tags in import and export", () => {
     expect(result.stderr).toMatch(/^line 6: tags for observation "never said" of 'A' not imported: the entity has no such observation$/m);
     expect(result.stderr).toMatch(/^line 7: entity_tags\.tagNames\[0\] is 257 characters/m);
     expect(result.stdout).toMatch(/6 line\(s\) not imported/);
-    expect((await tagsOfA(ws))).toEqual({ name: "A", entityType: "t", observations: ["fact"], observationTags: { fact: ["ok"] } });
+    expect(await tagsOfA(ws)).toEqual({ name: "A", entityType: "t", observations: ["fact"], observationTags: { fact: ["ok"] } });
   });
 
   async function tagsOfA(ws: string) {
@@ -322,7 +363,13 @@ describe("a bulk import", () => {
     const requests = Number(/(\d+) storage requests/.exec(result.stdout)?.[1]);
     expect(requests).toBeGreaterThanOrEqual(1 + 20 + 6000 / 100);
     expect(requests).toBeLessThan(1 + 20 + 6000 / 50);
-    expect(await kindCounts(server.app.storage.table, ws)).toEqual({ entity: 1000, observation: 1000, relation: 2000, "edge-in": 2000, "edge-out": 2000 });
+    expect(await kindCounts(server.app.storage.table, ws)).toEqual({
+      entity: 1000,
+      observation: 1000,
+      relation: 2000,
+      "edge-in": 2000,
+      "edge-out": 2000,
+    });
   });
 });
 
@@ -331,7 +378,12 @@ describe("keys", () => {
     const run = await runCliCaptured(["keys", "create", "--id", "ci-bot", "--workspaces", "team-*", "--access", "write"]);
     expect(run.code).toBe(0);
     const key = /\n {2}(cmk_\S+)\n/.exec(run.stdout)?.[1];
-    const entry = JSON.parse(/\n {2}(\{.*\})\n/.exec(run.stdout)?.[1] ?? "null") as { id: string; sha256: string; workspaces: string[]; access: string };
+    const entry = JSON.parse(/\n {2}(\{.*\})\n/.exec(run.stdout)?.[1] ?? "null") as {
+      id: string;
+      sha256: string;
+      workspaces: string[];
+      access: string;
+    };
     expect(entry).toMatchObject({ id: "ci-bot", workspaces: ["team-*"], access: "write" });
     expect(entry.sha256).toBe(createHash("sha256").update(key!).digest("hex"));
     expect((await runCliCaptured(["keys", "create", "--id", "x"])).code).toBe(2);

@@ -1,7 +1,16 @@
 import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
 import { odata, TableClient } from "@azure/data-tables";
 import { keyRange, rowKey } from "../src/storage/keys.js";
-import { connectClient, ok, startTestServer, TEST_TABLE, testConnectionString, uniqueWorkspace, type McpTestClient, type TestServer } from "./support/harness.js";
+import {
+  connectClient,
+  ok,
+  startTestServer,
+  TEST_TABLE,
+  testConnectionString,
+  uniqueWorkspace,
+  type McpTestClient,
+  type TestServer,
+} from "./support/harness.js";
 
 /**
  * Concurrent writers lose nothing. Each test fires 50 tool calls at once (one MCP client, so 50
@@ -27,7 +36,15 @@ afterAll(async () => {
 
 interface GraphOut {
   entities: { id: string; name: string; entityType: string; observations: string[]; metadata: Record<string, unknown> }[];
-  relations: { id: string; from: string; to: string; fromEntityId: string; toEntityId: string; relationType: string; metadata: Record<string, unknown> }[];
+  relations: {
+    id: string;
+    from: string;
+    to: string;
+    fromEntityId: string;
+    toEntityId: string;
+    relationType: string;
+    metadata: Record<string, unknown>;
+  }[];
 }
 
 const range = (count: number) => Array.from({ length: count }, (_, i) => i);
@@ -35,7 +52,8 @@ const readGraph = async (ws: string) => ok<GraphOut>(await mcp.call("read_graph"
 
 async function rawRows(ws: string): Promise<Record<string, unknown>[]> {
   const rows: Record<string, unknown>[] = [];
-  for await (const row of table.listEntities<Record<string, unknown>>({ queryOptions: { filter: odata`PartitionKey eq ${ws}` } })) rows.push(row);
+  for await (const row of table.listEntities<Record<string, unknown>>({ queryOptions: { filter: odata`PartitionKey eq ${ws}` } }))
+    rows.push(row);
   return rows;
 }
 
@@ -46,7 +64,9 @@ describe("50 concurrent upsert_entity calls on one name", () => {
     ok(await mcp.call("upsert_entity", { workspaceName: ws, name: "Hub", entityType: "service", observations: originals }));
 
     const added = range(WRITERS).map((i) => `concurrent fact ${i}`);
-    const results = await Promise.all(added.map((fact) => mcp.call("upsert_entity", { workspaceName: ws, name: "Hub", entityType: "service", observations: [fact] })));
+    const results = await Promise.all(
+      added.map((fact) => mcp.call("upsert_entity", { workspaceName: ws, name: "Hub", entityType: "service", observations: [fact] })),
+    );
     for (const result of results) expect(ok(result)).toMatchObject({ created: false });
 
     const graph = await readGraph(ws);
@@ -61,7 +81,9 @@ describe("50 concurrent upsert_entity calls on one name", () => {
   test("on a new name (first-write race): one entity, all 50 observations, exactly one call reports created", async () => {
     const ws = uniqueWorkspace("conc");
     const added = range(WRITERS).map((i) => `first-write fact ${i}`);
-    const results = await Promise.all(added.map((fact) => mcp.call("upsert_entity", { workspaceName: ws, name: "Fresh", entityType: "thing", observations: [fact] })));
+    const results = await Promise.all(
+      added.map((fact) => mcp.call("upsert_entity", { workspaceName: ws, name: "Fresh", entityType: "thing", observations: [fact] })),
+    );
     const created = results.map((result) => ok<{ created: boolean; id: string }>(result));
     expect(created.filter((result) => result.created)).toHaveLength(1);
     expect(new Set(created.map((result) => result.id)).size).toBe(1);
@@ -90,7 +112,12 @@ describe("50 concurrent upsert_relation calls around one hub", () => {
     for (const relation of graph.relations) {
       const fromId = idOf.get(relation.from)!;
       const toId = idOf.get(relation.to)!;
-      expect(byKey.get(rowKey.relation(relation.id))).toMatchObject({ kind: "relation", fromId, toId, relationType: relation.relationType });
+      expect(byKey.get(rowKey.relation(relation.id))).toMatchObject({
+        kind: "relation",
+        fromId,
+        toId,
+        relationType: relation.relationType,
+      });
       const out = rowKey.edgeOut(fromId, relation.id);
       const into = rowKey.edgeIn(toId, relation.id);
       expect(byKey.get(out)).toMatchObject({ kind: "edge-out", relationId: relation.id, fromId, toId });
@@ -103,7 +130,8 @@ describe("50 concurrent upsert_relation calls around one hub", () => {
   }
 
   async function createEntities(ws: string, names: string[]): Promise<void> {
-    for (const result of await Promise.all(names.map((name) => mcp.call("upsert_entity", { workspaceName: ws, name, entityType: "node" })))) ok(result);
+    for (const result of await Promise.all(names.map((name) => mcp.call("upsert_entity", { workspaceName: ws, name, entityType: "node" }))))
+      ok(result);
   }
 
   test.each([
@@ -113,10 +141,15 @@ describe("50 concurrent upsert_relation calls around one hub", () => {
     const ws = uniqueWorkspace("conc");
     const others = range(WRITERS).map((i) => `Other ${i}`);
     await createEntities(ws, ["Hub", ...others]);
-    const expected = others.map((other) => (direction === "out" ? { from: "Hub", to: other } : { from: other, to: "Hub" })).map((ends) => ({ ...ends, relationType: "depends_on" }));
-    for (const result of await Promise.all(expected.map((relation) => mcp.call("upsert_relation", { workspaceName: ws, ...relation })))) ok(result);
+    const expected = others
+      .map((other) => (direction === "out" ? { from: "Hub", to: other } : { from: other, to: "Hub" }))
+      .map((ends) => ({ ...ends, relationType: "depends_on" }));
+    for (const result of await Promise.all(expected.map((relation) => mcp.call("upsert_relation", { workspaceName: ws, ...relation }))))
+      ok(result);
     await expectRelationsStoredExactly(ws, expected);
-    const listed = ok<{ relations: unknown[] }>(await mcp.call("get_entity_relations", { workspaceName: ws, entityName: "Hub", direction }));
+    const listed = ok<{ relations: unknown[] }>(
+      await mcp.call("get_entity_relations", { workspaceName: ws, entityName: "Hub", direction }),
+    );
     expect(listed.relations).toHaveLength(WRITERS);
   });
 
@@ -124,7 +157,9 @@ describe("50 concurrent upsert_relation calls around one hub", () => {
     const ws = uniqueWorkspace("conc");
     await createEntities(ws, ["A", "B"]);
     const results = await Promise.all(
-      range(WRITERS).map((i) => mcp.call("upsert_relation", { workspaceName: ws, from: "A", to: "B", relationType: "knows", metadata: { writer: i } })),
+      range(WRITERS).map((i) =>
+        mcp.call("upsert_relation", { workspaceName: ws, from: "A", to: "B", relationType: "knows", metadata: { writer: i } }),
+      ),
     );
     const relationIds = new Set(results.map((result) => ok<{ relationId: string }>(result).relationId));
     expect(relationIds.size).toBe(1);

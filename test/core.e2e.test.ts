@@ -11,7 +11,15 @@ withServerAndClient((started, client) => {
 interface GraphOut {
   workspaceName: string;
   entities: { id: string; name: string; entityType: string; observations: string[]; metadata: Record<string, unknown> }[];
-  relations: { id: string; from: string; to: string; fromEntityId: string; toEntityId: string; relationType: string; metadata: Record<string, unknown> }[];
+  relations: {
+    id: string;
+    from: string;
+    to: string;
+    fromEntityId: string;
+    toEntityId: string;
+    relationType: string;
+    metadata: Record<string, unknown>;
+  }[];
 }
 
 describe("tools/list", () => {
@@ -39,11 +47,27 @@ describe("tools/list", () => {
 describe("upsert_entity", () => {
   test("creates, then updates by name, merging observations and replacing type and metadata", async () => {
     const ws = uniqueWorkspace();
-    const first = ok(await mcp.call("upsert_entity", { workspaceName: ws, name: "Alice", entityType: "person", observations: ["likes tea", "lives in Oslo"], metadata: { team: "a" } }));
+    const first = ok(
+      await mcp.call("upsert_entity", {
+        workspaceName: ws,
+        name: "Alice",
+        entityType: "person",
+        observations: ["likes tea", "lives in Oslo"],
+        metadata: { team: "a" },
+      }),
+    );
     expect(first).toMatchObject({ success: true, workspace: ws, name: "Alice", created: true });
     expect(first.id).toMatch(/^[0-9a-f-]{36}$/);
 
-    const second = ok(await mcp.call("upsert_entity", { workspaceName: ws, name: "Alice", entityType: "engineer", observations: ["likes tea", "speaks Norwegian"], metadata: '{"team":"b"}' }));
+    const second = ok(
+      await mcp.call("upsert_entity", {
+        workspaceName: ws,
+        name: "Alice",
+        entityType: "engineer",
+        observations: ["likes tea", "speaks Norwegian"],
+        metadata: '{"team":"b"}',
+      }),
+    );
     expect(second).toMatchObject({ id: first.id, created: false });
 
     const graph = ok<GraphOut>(await mcp.call("read_graph", { workspaceName: ws }));
@@ -94,10 +118,26 @@ describe("upsert_relation", () => {
     const alice = ok(await mcp.call("upsert_entity", { workspaceName: ws, name: "Alice", entityType: "person" }));
     const proj = ok(await mcp.call("upsert_entity", { workspaceName: ws, name: "Apollo", entityType: "project" }));
 
-    const byName = ok(await mcp.call("upsert_relation", { workspaceName: ws, from: "Alice", to: "Apollo", relationType: "works_on", metadata: { since: 2024 } }));
+    const byName = ok(
+      await mcp.call("upsert_relation", {
+        workspaceName: ws,
+        from: "Alice",
+        to: "Apollo",
+        relationType: "works_on",
+        metadata: { since: 2024 },
+      }),
+    );
     expect(byName).toMatchObject({ success: true, workspace: ws, fromEntityId: alice.id, toEntityId: proj.id, relationType: "works_on" });
 
-    const byId = ok(await mcp.call("upsert_relation", { workspaceName: ws, fromEntityId: alice.id, toEntityId: proj.id, relationType: "works_on", metadata: { since: 2025 } }));
+    const byId = ok(
+      await mcp.call("upsert_relation", {
+        workspaceName: ws,
+        fromEntityId: alice.id,
+        toEntityId: proj.id,
+        relationType: "works_on",
+        metadata: { since: 2025 },
+      }),
+    );
     expect(byId.relationId).toBe(byName.relationId);
 
     const graph = ok<GraphOut>(await mcp.call("read_graph", { workspaceName: ws }));
@@ -124,7 +164,14 @@ describe("upsert_relation", () => {
     expect(source.message).toMatch(/^Source entity 'Ghost' not found\./);
     const target = failed(await mcp.call("upsert_relation", { workspaceName: ws, from: "Alice", to: "Nobody", relationType: "knows" }));
     expect(target.message).toMatch(/^Target entity 'Nobody' not found\./);
-    const byId = failed(await mcp.call("upsert_relation", { workspaceName: ws, fromEntityId: "00000000-0000-5000-8000-000000000000", to: "Alice", relationType: "knows" }));
+    const byId = failed(
+      await mcp.call("upsert_relation", {
+        workspaceName: ws,
+        fromEntityId: "00000000-0000-5000-8000-000000000000",
+        to: "Alice",
+        relationType: "knows",
+      }),
+    );
     expect(byId.message).toMatch(/^Source entity '00000000-0000-5000-8000-000000000000' not found\./);
     expect(ok<GraphOut>(await mcp.call("read_graph", { workspaceName: ws })).relations).toEqual([]);
   });
@@ -139,7 +186,9 @@ describe("upsert_relation", () => {
     const ws = uniqueWorkspace();
     ok(await mcp.call("upsert_entity", { workspaceName: ws, name: "Loop", entityType: "thing" }));
     ok(await mcp.call("upsert_relation", { workspaceName: ws, from: "Loop", to: "Loop", relationType: "refers_to" }));
-    const both = ok<{ relations: unknown[] }>(await mcp.call("get_entity_relations", { workspaceName: ws, entityName: "Loop", direction: "both" }));
+    const both = ok<{ relations: unknown[] }>(
+      await mcp.call("get_entity_relations", { workspaceName: ws, entityName: "Loop", direction: "both" }),
+    );
     expect(both.relations).toHaveLength(1);
   });
 });
@@ -158,9 +207,13 @@ describe("get_entity_relations", () => {
     expect(out.relations).toEqual([
       expect.objectContaining({ fromName: "A", toName: "B", relationType: "calls", fromEntityId: out.entityId, metadata: { weight: 2 } }),
     ]);
-    const incoming = ok<{ relations: Record<string, unknown>[] }>(await mcp.call("get_entity_relations", { workspaceName: ws, entityId: out.entityId, direction: "in" }));
+    const incoming = ok<{ relations: Record<string, unknown>[] }>(
+      await mcp.call("get_entity_relations", { workspaceName: ws, entityId: out.entityId, direction: "in" }),
+    );
     expect(incoming.relations.map((r) => r.fromName)).toEqual(["C"]);
-    const both = ok<{ relations: Record<string, unknown>[] }>(await mcp.call("get_entity_relations", { workspaceName: ws, entityName: "A", direction: "both" }));
+    const both = ok<{ relations: Record<string, unknown>[] }>(
+      await mcp.call("get_entity_relations", { workspaceName: ws, entityName: "A", direction: "both" }),
+    );
     expect(both.relations).toHaveLength(2);
   });
 
@@ -172,7 +225,9 @@ describe("get_entity_relations", () => {
   test("an entity with no relations returns an empty list, not an error", async () => {
     const ws = uniqueWorkspace();
     ok(await mcp.call("upsert_entity", { workspaceName: ws, name: "Lonely", entityType: "node", observations: ["o1"] }));
-    expect(ok<{ relations: unknown[] }>(await mcp.call("get_entity_relations", { workspaceName: ws, entityName: "Lonely" })).relations).toEqual([]);
+    expect(
+      ok<{ relations: unknown[] }>(await mcp.call("get_entity_relations", { workspaceName: ws, entityName: "Lonely" })).relations,
+    ).toEqual([]);
   });
 });
 

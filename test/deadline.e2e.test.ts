@@ -28,7 +28,12 @@ let handler: FetchHandler;
 let server: RunningServer;
 
 beforeAll(async () => {
-  const storage = connectStorage({ kind: "connectionString", connectionString: testConnectionString(), tableName: TEST_TABLE, source: "test" });
+  const storage = connectStorage({
+    kind: "connectionString",
+    connectionString: testConnectionString(),
+    tableName: TEST_TABLE,
+    source: "test",
+  });
   const auth = readAuthSettings({ MEMORY_AUTH: "none" });
   handler = createHandler({
     memory: createMemory(storage),
@@ -63,7 +68,12 @@ describe("a request whose response the SDK never settles", () => {
   });
 
   test("the answer is HTTP 200 with the request's own JSON-RPC id", async () => {
-    const body = { jsonrpc: "2.0", id: "deadline-7", method: "tools/call", params: { name: "read_graph", arguments: { workspaceName: uniqueWorkspace("deadline") } } };
+    const body = {
+      jsonrpc: "2.0",
+      id: "deadline-7",
+      method: "tools/call",
+      params: { name: "read_graph", arguments: { workspaceName: uniqueWorkspace("deadline") } },
+    };
     const response = await fetch(`${server.url}/api/mcp`, { method: "POST", headers, body: JSON.stringify(body) });
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({
@@ -74,7 +84,12 @@ describe("a request whose response the SDK never settles", () => {
   });
 
   test("a batch gets one error per request id", async () => {
-    const call = (id: number) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "read_graph", arguments: { workspaceName: uniqueWorkspace("deadline") } } });
+    const call = (id: number) => ({
+      jsonrpc: "2.0",
+      id,
+      method: "tools/call",
+      params: { name: "read_graph", arguments: { workspaceName: uniqueWorkspace("deadline") } },
+    });
     const response = await fetch(`${server.url}/api/mcp`, { method: "POST", headers, body: JSON.stringify([call(1), call(2)]) });
     const answers = (await response.json()) as { id: number; error: { code: number } }[];
     expect(answers.map((answer) => [answer.id, answer.error.code])).toEqual([
@@ -89,5 +104,9 @@ test("a request whose body never arrives gets 408 with a null id: nothing reache
   const request = new Request("http://localhost/api/mcp", { method: "POST", headers, body: never, duplex: "half" } as RequestInit);
   const response = await handler(request);
   expect(response.status).toBe(408);
-  expect(await response.json()).toMatchObject({ jsonrpc: "2.0", id: null, error: { message: expect.stringContaining("nothing was done") } });
+  expect(await response.json()).toMatchObject({
+    jsonrpc: "2.0",
+    id: null,
+    error: { message: expect.stringContaining("nothing was done") },
+  });
 });

@@ -14,10 +14,19 @@ let candidates: string[];
 
 beforeAll(() => {
   execFileSync(process.execPath, ["scripts/bundle.mjs"], { stdio: "inherit" });
-  const tracked = execFileSync("git", ["ls-files", "--cached", "--others", "--exclude-standard"], { encoding: "utf8" }).split("\n").filter(Boolean);
+  const tracked = execFileSync("git", ["ls-files", "--cached", "--others", "--exclude-standard"], { encoding: "utf8" })
+    .split("\n")
+    .filter(Boolean);
   const bundle = readdirSync("dist/bundle").map((file) => `dist/bundle/${file}`);
   // Files a developer's checkout has but git does not track: they must stay out of the package too.
-  const local = [".azurite/__azurite_db_table__.json", "local.settings.json", "node_modules/zod/package.json", "dist/src/app.js", "dist/test/core.e2e.test.js", ".azure/prod/.env"];
+  const local = [
+    ".azurite/__azurite_db_table__.json",
+    "local.settings.json",
+    "node_modules/zod/package.json",
+    "dist/src/app.js",
+    "dist/test/core.e2e.test.js",
+    ".azure/prod/.env",
+  ];
   candidates = [...new Set([...tracked, ...bundle, ...local])];
   const rules = ignore().add(readFileSync(".funcignore", "utf8"));
   admitted = candidates.filter((file) => !rules.ignores(file));
@@ -30,7 +39,8 @@ describe("deployment package", () => {
   });
 
   test("holds no tests, sources, infra, Azurite data, settings or node_modules", () => {
-    const forbidden = /^(test|src|infra|bench|scripts|docs|node_modules|\.azurite|\.azure|\.github|\.ci|dist\/(src|test|bench))\/|^local\.settings|\.test\.|^tsconfig/;
+    const forbidden =
+      /^(test|src|infra|bench|scripts|docs|node_modules|\.azurite|\.azure|\.github|\.ci|dist\/(src|test|bench))\/|^local\.settings|\.test\.|^tsconfig/;
     expect(admitted.filter((file) => forbidden.test(file))).toEqual([]);
     expect(candidates.some((file) => forbidden.test(file))).toBe(true); // the check has something to reject
   });
@@ -43,11 +53,15 @@ describe("deployment package", () => {
       copyFileSync(file, join(unpacked, file));
     }
     // Outside the Functions host, @azure/functions runs in test mode and names each registration it skips.
-    const run = spawnSync(process.execPath, ["--input-type=module", "-e", `await import(${JSON.stringify(join(unpacked, "dist/bundle/functions.mjs"))})`], {
-      encoding: "utf8",
-      cwd: unpacked,
-      env: { PATH: process.env.PATH ?? "" },
-    });
+    const run = spawnSync(
+      process.execPath,
+      ["--input-type=module", "-e", `await import(${JSON.stringify(join(unpacked, "dist/bundle/functions.mjs"))})`],
+      {
+        encoding: "utf8",
+        cwd: unpacked,
+        env: { PATH: process.env.PATH ?? "" },
+      },
+    );
     rmSync(unpacked, { recursive: true, force: true });
     expect(run.status).toBe(0);
     const registered = [...run.stderr.matchAll(/register function "([^"]+)"/g)].map((m) => m[1]).sort();

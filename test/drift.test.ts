@@ -22,7 +22,9 @@ function sourceFiles(dir: string): string[] {
 function settingsReadBy(files: string[]): Set<string> {
   const names = new Set<string>();
   for (const file of files) {
-    for (const match of readFileSync(file, "utf8").matchAll(/\benv\??\.([A-Za-z_][A-Za-z0-9_]*)|\benv\[["']([A-Za-z_][A-Za-z0-9_]*)["']\]/g)) {
+    for (const match of readFileSync(file, "utf8").matchAll(
+      /\benv\??\.([A-Za-z_][A-Za-z0-9_]*)|\benv\[["']([A-Za-z_][A-Za-z0-9_]*)["']\]/g,
+    )) {
       names.add((match[1] ?? match[2])!);
     }
   }
@@ -34,7 +36,12 @@ function bicepAppSettings(): Set<string> {
   const bicep = readFileSync("infra/app/api.bicep", "utf8");
   const block = /var appSettings = \{\n([\s\S]*?)\n\}/.exec(bicep)?.[1];
   if (!block) throw new Error("infra/app/api.bicep has no `var appSettings = {` block");
-  return new Set(block.split("\n").map((line) => /^\s*([A-Za-z_][A-Za-z0-9_]*)\s*:/.exec(line)?.[1]).filter((name): name is string => !!name));
+  return new Set(
+    block
+      .split("\n")
+      .map((line) => /^\s*([A-Za-z_][A-Za-z0-9_]*)\s*:/.exec(line)?.[1])
+      .filter((name): name is string => !!name),
+  );
 }
 
 /** Names in the first column of the README's Configuration table. */

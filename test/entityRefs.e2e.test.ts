@@ -30,7 +30,9 @@ async function twoLinkedEntities() {
 describe("get_entity_relations with entityId and entityName", () => {
   test("naming different entities is a ValidationError saying which to drop, with no storage request", async () => {
     const { ws, a } = await twoLinkedEntities();
-    const { result, requests } = await requestsOf(() => mcp.call("get_entity_relations", { workspaceName: ws, entityId: a, entityName: "B" }));
+    const { result, requests } = await requestsOf(() =>
+      mcp.call("get_entity_relations", { workspaceName: ws, entityId: a, entityName: "B" }),
+    );
     const error = failed(result);
     expect(error.error).toBe("ValidationError");
     expect(error.message).toContain(`entityId '${a}' and entityName 'B' name different entities`);
@@ -40,7 +42,9 @@ describe("get_entity_relations with entityId and entityName", () => {
 
   test("an id for a name that does not exist at all is refused the same way", async () => {
     const { ws, a } = await twoLinkedEntities();
-    const { result, requests } = await requestsOf(() => mcp.call("get_entity_relations", { workspaceName: ws, entityId: a, entityName: "Nobody" }));
+    const { result, requests } = await requestsOf(() =>
+      mcp.call("get_entity_relations", { workspaceName: ws, entityId: a, entityName: "Nobody" }),
+    );
     expect(failed(result).error).toBe("ValidationError");
     expect(requests).toBe(0);
   });
@@ -48,8 +52,13 @@ describe("get_entity_relations with entityId and entityName", () => {
   test("agreeing (the id in any case) is the same call as either alone: one storage request", async () => {
     const { ws, a } = await twoLinkedEntities();
     for (const entityId of [a, a.toUpperCase()]) {
-      const { result, requests } = await requestsOf(() => mcp.call("get_entity_relations", { workspaceName: ws, entityId, entityName: "A" }));
-      expect(ok<{ entityId: string; relations: { toName: string }[] }>(result)).toMatchObject({ entityId: a, relations: [{ toName: "B" }] });
+      const { result, requests } = await requestsOf(() =>
+        mcp.call("get_entity_relations", { workspaceName: ws, entityId, entityName: "A" }),
+      );
+      expect(ok<{ entityId: string; relations: { toName: string }[] }>(result)).toMatchObject({
+        entityId: a,
+        relations: [{ toName: "B" }],
+      });
       expect(requests).toBe(1);
     }
   });
@@ -58,13 +67,20 @@ describe("get_entity_relations with entityId and entityName", () => {
 describe("upsert_relation with an endpoint's id and name (the same rule, in the domain)", () => {
   test("disagreeing is refused with no storage request; agreeing needs no read for that endpoint", async () => {
     const { ws, a, b } = await twoLinkedEntities();
-    const refused = await requestsOf(() => mcp.call("upsert_relation", { workspaceName: ws, fromEntityId: a, from: "B", to: "B", relationType: "uses" }));
-    expect(failed(refused.result)).toMatchObject({ error: "ValidationError", message: expect.stringContaining("drop fromEntityId to use the name, or drop from to use the id") });
+    const refused = await requestsOf(() =>
+      mcp.call("upsert_relation", { workspaceName: ws, fromEntityId: a, from: "B", to: "B", relationType: "uses" }),
+    );
+    expect(failed(refused.result)).toMatchObject({
+      error: "ValidationError",
+      message: expect.stringContaining("drop fromEntityId to use the name, or drop from to use the id"),
+    });
     expect(refused.requests).toBe(0);
 
     const byNames = await requestsOf(() => mcp.call("upsert_relation", { workspaceName: ws, from: "A", to: "B", relationType: "uses" }));
     // A new relation each, so both calls do the same writes.
-    const byBoth = await requestsOf(() => mcp.call("upsert_relation", { workspaceName: ws, fromEntityId: a, from: "A", toEntityId: b, to: "B", relationType: "owns" }));
+    const byBoth = await requestsOf(() =>
+      mcp.call("upsert_relation", { workspaceName: ws, fromEntityId: a, from: "A", toEntityId: b, to: "B", relationType: "owns" }),
+    );
     expect(ok(byBoth.result)).toMatchObject({ fromEntityId: a, toEntityId: b });
     expect(byBoth.requests).toBe(byNames.requests);
   });

@@ -10,7 +10,16 @@ import { readAuthSettings } from "../src/http/auth/settings.js";
 import { listen, type RunningServer } from "../src/local/server.js";
 import { connectStorage, type StorageConnection } from "../src/storage/client.js";
 import { startAzuriteProcess, type AzuriteProcess } from "./support/azurite.js";
-import { connectClient, failed, ok, startTestServer, TEST_TABLE, uniqueWorkspace, type McpTestClient, type TestServer } from "./support/harness.js";
+import {
+  connectClient,
+  failed,
+  ok,
+  startTestServer,
+  TEST_TABLE,
+  uniqueWorkspace,
+  type McpTestClient,
+  type TestServer,
+} from "./support/harness.js";
 
 /**
  * Storage outages, against a separate Azurite this file controls (the shared one must stay up for
@@ -81,7 +90,8 @@ async function deleteTable(): Promise<void> {
 /** Asked of Azurite directly, not through the server. */
 async function tableExists(name = TEST_TABLE): Promise<boolean> {
   const service = TableServiceClient.fromConnectionString(azurite.connectionString, { allowInsecureConnection: true });
-  for await (const table of service.listTables({ queryOptions: { filter: odata`TableName eq ${name}` } })) if (table.name === name) return true;
+  for await (const table of service.listTables({ queryOptions: { filter: odata`TableName eq ${name}` } }))
+    if (table.name === name) return true;
   return false;
 }
 
@@ -101,7 +111,12 @@ function writeStream(workspace: string, writers: number) {
     for (let i = 0; running; i++) {
       const name = `E${i % 3}`;
       const observation = `writer ${writer} write ${i}`;
-      const outcome = await attempt("upsert_entity", { workspaceName: workspace, name, entityType: "fault-test", observations: [observation] });
+      const outcome = await attempt("upsert_entity", {
+        workspaceName: workspace,
+        name,
+        entityType: "fault-test",
+        observations: [observation],
+      });
       if (outcome.kind === "ok") {
         outcomes.ok += 1;
         acknowledged.set(name, [...(acknowledged.get(name) ?? []), observation]);
@@ -178,7 +193,14 @@ describe("storage outage", () => {
 
   test("a frozen store (connections accepted, nothing answers) fails calls by the storage timeout, not a hang", async () => {
     const workspace = uniqueWorkspace("freeze");
-    ok(await mcp.call("upsert_entity", { workspaceName: workspace, name: "Before", entityType: "t", observations: ["stored before the freeze"] }));
+    ok(
+      await mcp.call("upsert_entity", {
+        workspaceName: workspace,
+        name: "Before",
+        entityType: "t",
+        observations: ["stored before the freeze"],
+      }),
+    );
     azurite.pause();
     let outcomes: Outcome[];
     try {
@@ -208,7 +230,11 @@ describe("storage outage", () => {
 
     // Not "entity not found": the agent must learn that storage, not its data, is the problem.
     const lost = await mcp.call("get_entity_relations", { workspaceName: workspace, entityName: "Gone" });
-    expect(lost.structuredContent).toMatchObject({ success: false, error: "StorageError", message: expect.stringMatching(/table does not exist/) });
+    expect(lost.structuredContent).toMatchObject({
+      success: false,
+      error: "StorageError",
+      message: expect.stringMatching(/table does not exist/),
+    });
 
     // The retry creates the table again: no restart needed. The data went with the table.
     ok(await mcp.call("upsert_entity", { workspaceName: workspace, name: "Back", entityType: "t", observations: ["after"] }));
@@ -228,12 +254,23 @@ describe("storage outage", () => {
     expect(lost).toEqual({ success: false, error: "StorageError", message: expect.stringMatching(/table does not exist/) });
 
     // create_entities is a transaction too: it must not keep failing until a restart.
-    ok(await mcp.call("create_entities", { workspaceName: workspace, entities: [{ name: "A", entityType: "t", observations: ["a1"] }, { name: "B", entityType: "t", observations: [] }] }));
+    ok(
+      await mcp.call("create_entities", {
+        workspaceName: workspace,
+        entities: [
+          { name: "A", entityType: "t", observations: ["a1"] },
+          { name: "B", entityType: "t", observations: [] },
+        ],
+      }),
+    );
     ok(await mcp.call("upsert_relation", { workspaceName: workspace, from: "A", to: "B", relationType: "knows" }));
     const graph = ok<GraphOut & { relations: { from: string; to: string; relationType: string }[] }>(
       await mcp.call("read_graph", { workspaceName: workspace }),
     );
-    expect(graph.entities.map((entity) => [entity.name, entity.observations]).sort()).toEqual([["A", ["a1"]], ["B", []]]);
+    expect(graph.entities.map((entity) => [entity.name, entity.observations]).sort()).toEqual([
+      ["A", ["a1"]],
+      ["B", []],
+    ]);
     expect(graph.relations).toEqual([expect.objectContaining({ from: "A", to: "B", relationType: "knows" })]);
   }, 60_000);
 
@@ -255,7 +292,10 @@ describe("storage outage", () => {
 
 describe("readiness on an account without the table", () => {
   /** A server as Azure Functions runs it: nothing creates the table at start-up. */
-  async function serverWithoutTable(connectionString: string, tableName: string): Promise<{ storage: StorageConnection; server: RunningServer }> {
+  async function serverWithoutTable(
+    connectionString: string,
+    tableName: string,
+  ): Promise<{ storage: StorageConnection; server: RunningServer }> {
     const storage = connectStorage({ kind: "connectionString", connectionString, tableName, source: "test" }, STORAGE_BOUND);
     const app = createApp(storage, { auth: readAuthSettings({ MEMORY_AUTH: "none" }), log: () => {} });
     return { storage, server: await listen(app.handler, { host: "127.0.0.1", port: 0 }) };
@@ -299,7 +339,10 @@ describe("readiness on an account without the table", () => {
       const ready = await fetch(`${readOnly.url}/api/ready`);
       expect(ready.status).toBe(503);
       const body = (await ready.json()) as { status: string; reason: string };
-      expect(body).toEqual({ status: "unavailable", reason: expect.stringMatching(/could not be created\. Check MEMORY_TABLE_NAME.*Storage Table Data Contributor/) });
+      expect(body).toEqual({
+        status: "unavailable",
+        reason: expect.stringMatching(/could not be created\. Check MEMORY_TABLE_NAME.*Storage Table Data Contributor/),
+      });
       expect(body.reason).not.toMatch(/Authoriz|RequestId|permission to perform/i);
       expect(await tableExists(tableName)).toBe(false);
     } finally {

@@ -79,7 +79,9 @@ describe("invalid settings under Azure Functions", () => {
       expect(response.headers.get("content-type")).toBe("application/json");
       expect(response.json).toMatchObject({ error: "InvalidConfiguration", message: expect.stringContaining("fixes them") });
     }
-    expect(mcp.json.problems).toEqual(expect.arrayContaining([{ setting: "MEMORY_ENTRA_AUDIENCE", expected: expect.stringContaining("client id") }]));
+    expect(mcp.json.problems).toEqual(
+      expect.arrayContaining([{ setting: "MEMORY_ENTRA_AUDIENCE", expected: expect.stringContaining("client id") }]),
+    );
 
     // Four requests, one build of the handler for these settings: one error line.
     const errors = logged.filter((line) => line.level === "error");
@@ -124,7 +126,12 @@ describe("invalid settings under Azure Functions", () => {
     expect((await invoke("mcp", "POST", "/api/mcp", toolsList)).status).toBe(503);
 
     process.env.MEMORY_AUTH = "none";
-    const read = { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "read_graph", arguments: { workspaceName: uniqueWorkspace("fnset") } } };
+    const read = {
+      jsonrpc: "2.0",
+      id: 2,
+      method: "tools/call",
+      params: { name: "read_graph", arguments: { workspaceName: uniqueWorkspace("fnset") } },
+    };
     const call = await invoke("mcp", "POST", "/api/mcp", read);
     expect(call.status).toBe(200);
     expect(call.json.result).toMatchObject({ structuredContent: { entities: [], relations: [] } });

@@ -30,7 +30,11 @@ describe("Azure Functions triggers", () => {
   test("register the routes, anonymous, on the shared handler", () => {
     expect([...registered.keys()].sort()).toEqual(["health", "mcp", "protectedResourceMetadata", "ready", "workspaceMcp"]);
     // host.json's routePrefix is empty (the OAuth metadata lives at the host root), so routes spell out api/.
-    expect(registered.get("mcp")).toMatchObject({ route: "api/mcp", authLevel: "anonymous", methods: expect.arrayContaining(["POST", "GET", "DELETE"]) });
+    expect(registered.get("mcp")).toMatchObject({
+      route: "api/mcp",
+      authLevel: "anonymous",
+      methods: expect.arrayContaining(["POST", "GET", "DELETE"]),
+    });
     expect(registered.get("workspaceMcp")!.route).toBe("api/workspaces/{workspaceName}/mcp");
     expect(registered.get("health")!.route).toBe("api/health");
     expect(registered.get("ready")!.route).toBe("api/ready");
@@ -43,7 +47,10 @@ describe("Azure Functions triggers", () => {
     const call = await invoke("mcp", {
       method: "POST",
       path: "/api/mcp",
-      body: rpc(1, "tools/call", { name: "upsert_entity", arguments: { workspaceName: ws, name: "Alice", entityType: "person", observations: ["via Functions"] } }),
+      body: rpc(1, "tools/call", {
+        name: "upsert_entity",
+        arguments: { workspaceName: ws, name: "Alice", entityType: "person", observations: ["via Functions"] },
+      }),
     });
     expect(call.status).toBe(200);
     const created = JSON.parse(call.body);

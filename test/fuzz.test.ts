@@ -33,7 +33,8 @@ const NAMES = ["Alice", "Bob", "Carol"];
 beforeAll(async () => {
   server = await startTestServer();
   mcp = await connectClient(server.url);
-  for (const name of NAMES) ok(await mcp.call("upsert_entity", { workspaceName: workspace, name, entityType: "person", observations: [`${name} exists`] }));
+  for (const name of NAMES)
+    ok(await mcp.call("upsert_entity", { workspaceName: workspace, name, entityType: "person", observations: [`${name} exists`] }));
   ok(await mcp.call("upsert_relation", { workspaceName: workspace, from: "Alice", to: "Bob", relationType: "knows" }));
 });
 
@@ -56,7 +57,9 @@ const nastyString = fc.oneof(
   fc.constantFrom("x' or PartitionKey ne '", "a/b", "#?\\", "~", "~~", "", " ", "null", "00000000-0000-0000-0000-000000000000"),
 );
 /** Just over and far over the 32,768-character property limit, and a name-sized overflow. */
-const hugeString = fc.constantFrom(1025, 32_769, 70_000).chain((length) => fc.constantFrom("a", "é", "😀").map((unit) => unit.repeat(length)));
+const hugeString = fc
+  .constantFrom(1025, 32_769, 70_000)
+  .chain((length) => fc.constantFrom("a", "é", "😀").map((unit) => unit.repeat(length)));
 /** Nested objects or arrays; deep enough to matter, shallow enough for the client to serialise. */
 const deepValue = fc.integer({ min: 1, max: 2000 }).map((depth) => {
   let value: unknown = "leaf";
@@ -72,7 +75,12 @@ const anyValue: fc.Arbitrary<unknown> = fc.oneof(
 );
 /** Mostly valid, sometimes anything: so fuzzing reaches past the first check into the storage paths. */
 const plausible = <T>(valid: fc.Arbitrary<T>) => fc.oneof({ weight: 5, arbitrary: valid }, { weight: 1, arbitrary: anyValue });
-const name = plausible(fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...NAMES) }, { weight: 1, arbitrary: fc.oneof(fc.string({ minLength: 1, maxLength: 20 }), nastyString) }));
+const name = plausible(
+  fc.oneof(
+    { weight: 3, arbitrary: fc.constantFrom(...NAMES) },
+    { weight: 1, arbitrary: fc.oneof(fc.string({ minLength: 1, maxLength: 20 }), nastyString) },
+  ),
+);
 const fields = {
   workspaceName: plausible(fc.constant(workspace)),
   name,
@@ -101,16 +109,40 @@ function argumentsFor(required: Field[], optional: Field[]): fc.Arbitrary<Record
   const loose = fc.record(pick(Object.keys(fields) as Field[]), { requiredKeys: [] });
   const extra = fc.dictionary(fc.string({ maxLength: 10 }), anyValue, { maxKeys: 2 });
   return fc
-    .tuple(fc.oneof({ weight: 6, arbitrary: shaped }, { weight: 1, arbitrary: loose }), fc.oneof({ weight: 4, arbitrary: fc.constant({}) }, { weight: 1, arbitrary: extra }))
+    .tuple(
+      fc.oneof({ weight: 6, arbitrary: shaped }, { weight: 1, arbitrary: loose }),
+      fc.oneof({ weight: 4, arbitrary: fc.constant({}) }, { weight: 1, arbitrary: extra }),
+    )
     .map(([known, unknown]) => ({ ...unknown, ...known }));
 }
 
 const toolCall: fc.Arbitrary<{ tool: string; args: Record<string, unknown> }> = fc.oneof(
-  { weight: 3, arbitrary: argumentsFor(["workspaceName", "name", "entityType"], ["observations", "metadata"]).map((args) => ({ tool: "upsert_entity", args })) },
-  { weight: 3, arbitrary: argumentsFor(["workspaceName", "relationType"], ["from", "to", "fromEntityId", "toEntityId", "metadata"]).map((args) => ({ tool: "upsert_relation", args })) },
-  { weight: 2, arbitrary: argumentsFor(["workspaceName"], ["entityId", "entityName", "direction"]).map((args) => ({ tool: "get_entity_relations", args })) },
+  {
+    weight: 3,
+    arbitrary: argumentsFor(["workspaceName", "name", "entityType"], ["observations", "metadata"]).map((args) => ({
+      tool: "upsert_entity",
+      args,
+    })),
+  },
+  {
+    weight: 3,
+    arbitrary: argumentsFor(["workspaceName", "relationType"], ["from", "to", "fromEntityId", "toEntityId", "metadata"]).map((args) => ({
+      tool: "upsert_relation",
+      args,
+    })),
+  },
+  {
+    weight: 2,
+    arbitrary: argumentsFor(["workspaceName"], ["entityId", "entityName", "direction"]).map((args) => ({
+      tool: "get_entity_relations",
+      args,
+    })),
+  },
   { weight: 1, arbitrary: argumentsFor(["workspaceName"], []).map((args) => ({ tool: "read_graph", args })) },
-  { weight: 1, arbitrary: fc.tuple(fc.string({ maxLength: 20 }), argumentsFor([], ["workspaceName", "name"])).map(([tool, args]) => ({ tool, args })) },
+  {
+    weight: 1,
+    arbitrary: fc.tuple(fc.string({ maxLength: 20 }), argumentsFor([], ["workspaceName", "name"])).map(([tool, args]) => ({ tool, args })),
+  },
 );
 
 // ---- checks ---------------------------------------------------------------------------------------
@@ -205,7 +237,19 @@ describe("fuzzing tool arguments through the MCP SDK client", () => {
 describe("fuzzing raw JSON-RPC bodies POSTed to /api/mcp", () => {
   const id = fc.oneof(fc.integer(), fc.string({ maxLength: 8 }), fc.constant(null), fc.jsonValue({ maxDepth: 1 }));
   const method = fc.oneof(
-    { weight: 4, arbitrary: fc.constantFrom("tools/call", "tools/list", "initialize", "ping", "notifications/initialized", "resources/list", "prompts/get", "logging/setLevel") },
+    {
+      weight: 4,
+      arbitrary: fc.constantFrom(
+        "tools/call",
+        "tools/list",
+        "initialize",
+        "ping",
+        "notifications/initialized",
+        "resources/list",
+        "prompts/get",
+        "logging/setLevel",
+      ),
+    },
     { weight: 1, arbitrary: fc.string({ maxLength: 20 }) },
   );
   const callParams = fc.oneof(
@@ -217,11 +261,15 @@ describe("fuzzing raw JSON-RPC bodies POSTed to /api/mcp", () => {
     { requiredKeys: ["jsonrpc", "method"] },
   );
   /** Objects nested far deeper than any client would, written as text (no serialiser recursion). */
-  const deepText = fc.integer({ min: 1, max: 100_000 }).map((depth) => `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":${"[".repeat(depth)}${"]".repeat(depth)}}`);
-  const deepMetadata = fc.integer({ min: 1000, max: 20_000 }).map(
-    (depth) =>
-      `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"upsert_entity","arguments":{"workspaceName":"${workspace}","name":"Deep","entityType":"t","metadata":${'{"a":'.repeat(depth)}1${"}".repeat(depth)}}}}`,
-  );
+  const deepText = fc
+    .integer({ min: 1, max: 100_000 })
+    .map((depth) => `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":${"[".repeat(depth)}${"]".repeat(depth)}}`);
+  const deepMetadata = fc
+    .integer({ min: 1000, max: 20_000 })
+    .map(
+      (depth) =>
+        `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"upsert_entity","arguments":{"workspaceName":"${workspace}","name":"Deep","entityType":"t","metadata":${'{"a":'.repeat(depth)}1${"}".repeat(depth)}}}}`,
+    );
   const body = fc.oneof(
     { weight: 6, arbitrary: message.map((value) => JSON.stringify(value)) },
     { weight: 2, arbitrary: fc.array(message, { minLength: 1, maxLength: 4 }).map((value) => JSON.stringify(value)) },
@@ -243,7 +291,12 @@ describe("fuzzing raw JSON-RPC bodies POSTed to /api/mcp", () => {
     await fc.assert(
       fc.asyncProperty(body, headers, async (text, headerValues) => {
         const sent = Object.fromEntries(Object.entries(headerValues).filter(([, value]) => value !== "")) as Record<string, string>;
-        const response = await fetch(`${server.url}/api/mcp`, { method: "POST", headers: sent, body: text, signal: AbortSignal.timeout(HANG_MS) });
+        const response = await fetch(`${server.url}/api/mcp`, {
+          method: "POST",
+          headers: sent,
+          body: text,
+          signal: AbortSignal.timeout(HANG_MS),
+        });
         const { anyToolSuccess } = await checkRawAnswer(response);
         if (anyToolSuccess) {
           before = await readGraph();
@@ -268,14 +321,23 @@ describe("regressions found by fuzzing", () => {
     // error reported as StorageError on write, and a response the MCP SDK never sent on read_graph.
     for (const depth of [33, 4000]) {
       const result = await mcp.call("upsert_entity", { workspaceName: ws, name: "Deep", entityType: "t", metadata: nested(depth) });
-      expect(result.structuredContent).toEqual({ success: false, error: "ValidationError", message: "metadata is nested more than 32 levels deep. Flatten it." });
+      expect(result.structuredContent).toEqual({
+        success: false,
+        error: "ValidationError",
+        message: "metadata is nested more than 32 levels deep. Flatten it.",
+      });
     }
     expect(ok(await mcp.call("read_graph", { workspaceName: ws }))).toMatchObject({ entities: [] });
     ok(await mcp.call("upsert_entity", { workspaceName: ws, name: "Deep", entityType: "t", metadata: nested(32) }));
     ok(await mcp.call("upsert_entity", { workspaceName: ws, name: "Other", entityType: "t" }));
-    const relation = await mcp.call("upsert_relation", { workspaceName: ws, from: "Deep", to: "Other", relationType: "r", metadata: JSON.parse(nested(33)) });
+    const relation = await mcp.call("upsert_relation", {
+      workspaceName: ws,
+      from: "Deep",
+      to: "Other",
+      relationType: "r",
+      metadata: JSON.parse(nested(33)),
+    });
     expect(relation.structuredContent).toMatchObject({ error: "ValidationError" });
     expect(ok<{ entities: unknown[]; relations: unknown[] }>(await mcp.call("read_graph", { workspaceName: ws })).relations).toEqual([]);
   });
 });
-

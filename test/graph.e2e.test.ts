@@ -39,7 +39,9 @@ async function requestsFor(work: () => Promise<unknown>): Promise<number> {
 /** The raw rows of a workspace, straight from the table: what is really stored. */
 async function rawRows(ws: string): Promise<{ rowKey: string; kind: string }[]> {
   const rows: { rowKey: string; kind: string }[] = [];
-  for await (const row of server.app.storage.table.listEntities<{ kind: string }>({ queryOptions: { filter: odata`PartitionKey eq ${ws}` } })) {
+  for await (const row of server.app.storage.table.listEntities<{ kind: string }>({
+    queryOptions: { filter: odata`PartitionKey eq ${ws}` },
+  })) {
     rows.push({ rowKey: String(row.rowKey), kind: row.kind });
   }
   return rows;
@@ -52,12 +54,16 @@ async function fullGraph(ws: string): Promise<GraphOut> {
 describe("create_entities", () => {
   test("creates new entities, skips existing names and repeats within the call, and renders the created ones as indented JSON", async () => {
     const ws = uniqueWorkspace();
-    const first = await call(ws, "create_entities", { entities: [entity("Alice", "person", ["likes tea", "likes tea"]), entity("Bob", "person")] });
+    const first = await call(ws, "create_entities", {
+      entities: [entity("Alice", "person", ["likes tea", "likes tea"]), entity("Bob", "person")],
+    });
     expect(ok(first)).toEqual({ entities: [entity("Alice", "person", ["likes tea"]), entity("Bob", "person")] });
     expect(textOf(first)).toBe(JSON.stringify([entity("Alice", "person", ["likes tea"]), entity("Bob", "person")], null, 2));
 
     const second = ok<OfficialGraph>(
-      await call(ws, "create_entities", { entities: [entity("Alice", "robot", ["new"]), entity("Carol", "person"), entity("Carol", "cat")] }),
+      await call(ws, "create_entities", {
+        entities: [entity("Alice", "robot", ["new"]), entity("Carol", "person"), entity("Carol", "cat")],
+      }),
     );
     expect(second.entities).toEqual([entity("Carol", "person")]);
     const graph = await fullGraph(ws);
@@ -80,7 +86,9 @@ describe("create_entities", () => {
   test("many entities in one call, some existing, are all settled", async () => {
     const ws = uniqueWorkspace();
     ok(await call(ws, "create_entities", { entities: [entity("E7", "old"), entity("E42", "old")] }));
-    const created = ok<OfficialGraph>(await call(ws, "create_entities", { entities: Array.from({ length: 120 }, (_, i) => entity(`E${i}`, "new", [`o${i}`])) }));
+    const created = ok<OfficialGraph>(
+      await call(ws, "create_entities", { entities: Array.from({ length: 120 }, (_, i) => entity(`E${i}`, "new", [`o${i}`])) }),
+    );
     expect(created.entities).toHaveLength(118);
     const graph = await fullGraph(ws);
     expect(graph.entities).toHaveLength(120);
@@ -119,9 +127,15 @@ describe("create_relations", () => {
   test("a missing endpoint is an error naming every missing entity, and nothing is written", async () => {
     const ws = uniqueWorkspace();
     ok(await call(ws, "create_entities", { entities: [entity("A"), entity("B")] }));
-    const error = failed(await call(ws, "create_relations", { relations: [relation("A", "B"), relation("A", "Ghost"), relation("Phantom", "B"), relation("Ghost", "A")] }));
+    const error = failed(
+      await call(ws, "create_relations", {
+        relations: [relation("A", "B"), relation("A", "Ghost"), relation("Phantom", "B"), relation("Ghost", "A")],
+      }),
+    );
     expect(error.error).toBe("NotFoundError");
-    expect(error.message).toBe(`Entities 'Ghost', 'Phantom' not found in workspace '${ws}'. Create them with create_entities first; no relations were written.`);
+    expect(error.message).toBe(
+      `Entities 'Ghost', 'Phantom' not found in workspace '${ws}'. Create them with create_entities first; no relations were written.`,
+    );
     expect((await fullGraph(ws)).relations).toEqual([]);
   });
 
@@ -164,7 +178,12 @@ describe("add_observations", () => {
     const ws = uniqueWorkspace();
     ok(await call(ws, "create_entities", { entities: [entity("A")] }));
     const error = failed(
-      await call(ws, "add_observations", { observations: [{ entityName: "A", contents: ["kept out"] }, { entityName: "Ghost", contents: ["x"] }] }),
+      await call(ws, "add_observations", {
+        observations: [
+          { entityName: "A", contents: ["kept out"] },
+          { entityName: "Ghost", contents: ["x"] },
+        ],
+      }),
     );
     expect(error).toEqual({
       success: false,
@@ -180,7 +199,10 @@ describe("add_observations", () => {
     const clients = await Promise.all(Array.from({ length: 5 }, () => connectClient(server.url)));
     const results = await Promise.all(
       Array.from({ length: 50 }, (_, i) =>
-        clients[i % clients.length]!.call("add_observations", { workspaceName: ws, observations: [{ entityName: "Hub", contents: [`fact ${i}`] }] }),
+        clients[i % clients.length]!.call("add_observations", {
+          workspaceName: ws,
+          observations: [{ entityName: "Hub", contents: [`fact ${i}`] }],
+        }),
       ),
     );
     await Promise.all(clients.map((client) => client.close()));
@@ -194,8 +216,14 @@ describe("add_observations", () => {
 describe("delete_entities", () => {
   test("cascades to observations and to relations in both directions, including the other endpoints' edge rows", async () => {
     const ws = uniqueWorkspace();
-    ok(await call(ws, "create_entities", { entities: [entity("Hub", "t", ["h1", "h2"]), entity("In"), entity("Out"), entity("Bystander")] }));
-    ok(await call(ws, "create_relations", { relations: [relation("In", "Hub"), relation("Hub", "Out"), relation("Hub", "Hub"), relation("In", "Out")] }));
+    ok(
+      await call(ws, "create_entities", { entities: [entity("Hub", "t", ["h1", "h2"]), entity("In"), entity("Out"), entity("Bystander")] }),
+    );
+    ok(
+      await call(ws, "create_relations", {
+        relations: [relation("In", "Hub"), relation("Hub", "Out"), relation("Hub", "Hub"), relation("In", "Out")],
+      }),
+    );
     const result = await call(ws, "delete_entities", { entityNames: ["Hub", "NotThere"] });
     expect(ok(result)).toEqual({ success: true, message: "Entities deleted successfully" });
     expect(textOf(result)).toBe("Entities deleted successfully");
@@ -222,7 +250,18 @@ describe("delete_entities", () => {
   test("budget: 1 range read + 1 conditional delete of the entity row + ⌈(rows - 1)/100⌉ transactions", async () => {
     const ws = uniqueWorkspace();
     const others = Array.from({ length: 70 }, (_, i) => `P${i}`);
-    ok(await call(ws, "create_entities", { entities: [entity("Hub", "t", Array.from({ length: 30 }, (_, i) => `o${i}`)), ...others.map((name) => entity(name))] }));
+    ok(
+      await call(ws, "create_entities", {
+        entities: [
+          entity(
+            "Hub",
+            "t",
+            Array.from({ length: 30 }, (_, i) => `o${i}`),
+          ),
+          ...others.map((name) => entity(name)),
+        ],
+      }),
+    );
     ok(await call(ws, "create_relations", { relations: others.map((name, i) => (i % 2 ? relation("Hub", name) : relation(name, "Hub"))) }));
     // Rows the delete removes: Hub's row, 30 observations, and per relation 3 rows (canonical, both edges).
     const rows = 1 + 30 + 70 * 3;
@@ -275,12 +314,18 @@ describe("delete_observations and delete_relations", () => {
     ok(await call(ws, "create_relations", { relations: [relation("A", "B"), relation("B", "A")] }));
 
     const deleted = await call(ws, "delete_observations", {
-      deletions: [{ entityName: "A", observations: ["two", "never said", "two"] }, { entityName: "Ghost", observations: ["x"] }, { entityName: "A", observations: ["two"] }],
+      deletions: [
+        { entityName: "A", observations: ["two", "never said", "two"] },
+        { entityName: "Ghost", observations: ["x"] },
+        { entityName: "A", observations: ["two"] },
+      ],
     });
     expect(ok(deleted)).toEqual({ success: true, message: "Observations deleted successfully" });
     expect(textOf(deleted)).toBe("Observations deleted successfully");
 
-    const unlinked = await call(ws, "delete_relations", { relations: [relation("A", "B"), relation("A", "B", "other"), relation("X", "Y")] });
+    const unlinked = await call(ws, "delete_relations", {
+      relations: [relation("A", "B"), relation("A", "B", "other"), relation("X", "Y")],
+    });
     expect(ok(unlinked)).toEqual({ success: true, message: "Relations deleted successfully" });
     expect(textOf(unlinked)).toBe("Relations deleted successfully");
 
@@ -331,7 +376,11 @@ describe("search_nodes", () => {
 
   test("limit keeps the best matches (default 50)", async () => {
     const ws = uniqueWorkspace();
-    ok(await call(ws, "create_entities", { entities: Array.from({ length: 60 }, (_, i) => entity(`item ${String(i).padStart(2, "0")}`, "thing", [])) }));
+    ok(
+      await call(ws, "create_entities", {
+        entities: Array.from({ length: 60 }, (_, i) => entity(`item ${String(i).padStart(2, "0")}`, "thing", [])),
+      }),
+    );
     ok(await call(ws, "create_entities", { entities: [entity("zzz", "item-type", []), entity("Named item")] }));
     expect(ok<OfficialGraph>(await call(ws, "search_nodes", { query: "item" })).entities).toHaveLength(50);
     const top = ok<OfficialGraph>(await call(ws, "search_nodes", { query: "ITEM", limit: 61 }));
@@ -345,10 +394,19 @@ describe("search_nodes", () => {
 describe("round-trip budgets of the writes", () => {
   test("create_entities, create_relations, add_observations and delete_relations of a few items", async () => {
     const ws = uniqueWorkspace();
-    expect(await requestsFor(async () => ok(await call(ws, "create_entities", { entities: [entity("A", "t", ["a"]), entity("B"), entity("C")] })))).toBe(1);
+    expect(
+      await requestsFor(async () =>
+        ok(await call(ws, "create_entities", { entities: [entity("A", "t", ["a"]), entity("B"), entity("C")] })),
+      ),
+    ).toBe(1);
     const links = [relation("A", "B"), relation("B", "C"), relation("C", "A")];
     expect(await requestsFor(async () => ok(await call(ws, "create_relations", { relations: links })))).toBe(1);
-    const add = { observations: [{ entityName: "A", contents: ["b"] }, { entityName: "B", contents: ["c"] }] };
+    const add = {
+      observations: [
+        { entityName: "A", contents: ["b"] },
+        { entityName: "B", contents: ["c"] },
+      ],
+    };
     expect(await requestsFor(async () => ok(await call(ws, "add_observations", add)))).toBe(3); // two range reads, one transaction
     expect(await requestsFor(async () => ok(await call(ws, "delete_relations", { relations: links.slice(0, 2) })))).toBe(3); // two point reads, one transaction
   });
@@ -394,7 +452,16 @@ describe("read_graph", () => {
       ["entityType", "id", "name"],
       ["entityType", "id", "name"],
     ]);
-    expect(names.relations).toEqual([{ id: full.relations[0]!.id, from: "A", to: "B", fromEntityId: expect.any(String), toEntityId: expect.any(String), relationType: "links" }]);
+    expect(names.relations).toEqual([
+      {
+        id: full.relations[0]!.id,
+        from: "A",
+        to: "B",
+        fromEntityId: expect.any(String),
+        toEntityId: expect.any(String),
+        relationType: "links",
+      },
+    ]);
   });
 
   test("a cursor it did not return is a ValidationError", async () => {
@@ -442,7 +509,16 @@ test("tools/list shows the graph tools with their annotations and exact output s
   await plain.close();
   const names = tools.map((tool) => tool.name);
   expect(names).toEqual(
-    expect.arrayContaining(["create_entities", "create_relations", "add_observations", "delete_entities", "delete_observations", "delete_relations", "search_nodes", "open_nodes"]),
+    expect.arrayContaining([
+      "create_entities",
+      "create_relations",
+      "add_observations",
+      "delete_entities",
+      "delete_observations",
+      "delete_relations",
+      "search_nodes",
+      "open_nodes",
+    ]),
   );
   const search = tools.find((tool) => tool.name === "search_nodes")!;
   expect(search.outputSchema).toMatchObject({ type: "object", additionalProperties: false, required: ["entities", "relations"] });

@@ -29,16 +29,27 @@ large("a 10,000-entity / 20,000-relation import", () => {
     await rm(folder, { recursive: true, force: true });
   });
 
-  test("completes, with every row stored", async () => {
-    const n = Number(process.env.MEMORY_LARGE_ENTITIES ?? 10_000);
-    const source = join(folder, "large.jsonl");
-    await writeFile(source, generatedGraph(n));
-    const env = { MEMORY_STORAGE_CONNECTION_STRING: azurite.connectionString, MEMORY_TABLE_NAME: TEST_TABLE };
-    const result = await runCliCaptured(["import", "-w", "large", source], { env });
-    console.log(result.stdout.trim());
-    expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(new RegExp(`${n} entities created \\(0 already there\\), ${n} observations added, ${2 * n} relations created`));
-    const table = connectStorage({ kind: "connectionString", connectionString: azurite.connectionString, tableName: TEST_TABLE, source: "test" }).table;
-    expect(await kindCounts(table, "large")).toEqual({ entity: n, observation: n, relation: 2 * n, "edge-in": 2 * n, "edge-out": 2 * n });
-  }, 30 * 60_000);
+  test(
+    "completes, with every row stored",
+    async () => {
+      const n = Number(process.env.MEMORY_LARGE_ENTITIES ?? 10_000);
+      const source = join(folder, "large.jsonl");
+      await writeFile(source, generatedGraph(n));
+      const env = { MEMORY_STORAGE_CONNECTION_STRING: azurite.connectionString, MEMORY_TABLE_NAME: TEST_TABLE };
+      const result = await runCliCaptured(["import", "-w", "large", source], { env });
+      console.log(result.stdout.trim());
+      expect(result.code).toBe(0);
+      expect(result.stdout).toMatch(
+        new RegExp(`${n} entities created \\(0 already there\\), ${n} observations added, ${2 * n} relations created`),
+      );
+      const table = connectStorage({
+        kind: "connectionString",
+        connectionString: azurite.connectionString,
+        tableName: TEST_TABLE,
+        source: "test",
+      }).table;
+      expect(await kindCounts(table, "large")).toEqual({ entity: n, observation: n, relation: 2 * n, "edge-in": 2 * n, "edge-out": 2 * n });
+    },
+    30 * 60_000,
+  );
 });

@@ -22,7 +22,17 @@ afterAll(async () => {
   await server?.close();
 });
 
-const PARITY_TOOLS = ["create_entities", "create_relations", "add_observations", "delete_entities", "delete_observations", "delete_relations", "read_graph", "search_nodes", "open_nodes"];
+const PARITY_TOOLS = [
+  "create_entities",
+  "create_relations",
+  "add_observations",
+  "delete_entities",
+  "delete_observations",
+  "delete_relations",
+  "read_graph",
+  "search_nodes",
+  "open_nodes",
+];
 /** Our additions to the official input schemas. */
 const EXTRA_INPUTS: Record<string, string[]> = { search_nodes: ["limit"] };
 /** With the tags group, our only additions to the official output schemas: optional tag fields on each entity. */
@@ -34,21 +44,21 @@ describe("tools/list", () => {
     const bound = await connectClient(server.url, `/api/workspaces/${ws}/mcp?toolsets=core,graph`);
     const unbound = await connectClient(server.url, "/api/mcp?toolsets=core,graph");
     try {
-    const theirs = new Map((await official.client.listTools()).tools.map((tool) => [tool.name, tool]));
-    const ours = new Map((await bound.client.listTools()).tools.map((tool) => [tool.name, tool]));
-    const oursUnbound = new Map((await unbound.client.listTools()).tools.map((tool) => [tool.name, tool]));
-    expect([...theirs.keys()].sort()).toEqual([...PARITY_TOOLS].sort());
+      const theirs = new Map((await official.client.listTools()).tools.map((tool) => [tool.name, tool]));
+      const ours = new Map((await bound.client.listTools()).tools.map((tool) => [tool.name, tool]));
+      const oursUnbound = new Map((await unbound.client.listTools()).tools.map((tool) => [tool.name, tool]));
+      expect([...theirs.keys()].sort()).toEqual([...PARITY_TOOLS].sort());
 
-    for (const name of PARITY_TOOLS.filter((tool) => tool !== "read_graph")) {
-      const their = theirs.get(name)!;
-      const our = ours.get(name)!;
-      const extras = [...(EXTRA_INPUTS[name] ?? []), "workspaceName"];
-      expect({ ...our, inputSchema: withoutProperties(our.inputSchema, extras) }).toEqual(their);
-      // On /api/mcp the only difference is the required workspaceName.
-      expect(oursUnbound.get(name)!.inputSchema.required).toEqual([...(their.inputSchema.required ?? []), "workspaceName"]);
-    }
-    // read_graph keeps our superset shape and gains paging; its annotations match.
-    expect(ours.get("read_graph")!.annotations).toEqual(theirs.get("read_graph")!.annotations);
+      for (const name of PARITY_TOOLS.filter((tool) => tool !== "read_graph")) {
+        const their = theirs.get(name)!;
+        const our = ours.get(name)!;
+        const extras = [...(EXTRA_INPUTS[name] ?? []), "workspaceName"];
+        expect({ ...our, inputSchema: withoutProperties(our.inputSchema, extras) }).toEqual(their);
+        // On /api/mcp the only difference is the required workspaceName.
+        expect(oursUnbound.get(name)!.inputSchema.required).toEqual([...(their.inputSchema.required ?? []), "workspaceName"]);
+      }
+      // read_graph keeps our superset shape and gains paging; its annotations match.
+      expect(ours.get("read_graph")!.annotations).toEqual(theirs.get("read_graph")!.annotations);
     } finally {
       await Promise.all([bound.close(), unbound.close()]);
     }
@@ -67,7 +77,10 @@ describe("tools/list", () => {
         if (added.length > 0) {
           expect(Object.keys(entity!.properties ?? {})).toEqual(expect.arrayContaining(added));
           for (const field of added) expect(entity!.required).not.toContain(field);
-          const stripped = { ...our.outputSchema!, properties: { ...our.outputSchema!.properties, entities: { items: withoutProperties(entity!, added), type: "array" } } };
+          const stripped = {
+            ...our.outputSchema!,
+            properties: { ...our.outputSchema!.properties, entities: { items: withoutProperties(entity!, added), type: "array" } },
+          };
           expect({ ...our, outputSchema: stripped }).toEqual(withoutTags.get(name));
         } else if (name !== "read_graph") {
           expect(our).toEqual(withoutTags.get(name));
@@ -95,16 +108,41 @@ const r = (from: string, to: string, relationType: string) => ({ from, to, relat
 /** 44 calls covering every tool: duplicates, missing entities, cascading deletes, search by name, type and observation, open_nodes with missing names. */
 const SCENARIO: [string, Args][] = [
   ["read_graph", {}],
-  ["create_entities", { entities: [e("Alice", "person", ["works at Acme", "likes tea"]), e("Bob", "person", ["likes coffee"]), e("Acme", "company", ["makes rockets"])] }],
+  [
+    "create_entities",
+    {
+      entities: [
+        e("Alice", "person", ["works at Acme", "likes tea"]),
+        e("Bob", "person", ["likes coffee"]),
+        e("Acme", "company", ["makes rockets"]),
+      ],
+    },
+  ],
   ["create_entities", { entities: [e("Alice", "person", ["a second Alice"]), e("Carol", "person"), e("Carol", "person")] }],
   ["create_entities", { entities: [e("Dave", "engineer", ["repeats himself", "repeats himself"])] }],
   ["create_relations", { relations: [r("Alice", "Acme", "works_at"), r("Bob", "Acme", "works_at"), r("Alice", "Bob", "knows")] }],
   ["create_relations", { relations: [r("Alice", "Acme", "works_at"), r("Carol", "Alice", "knows"), r("Carol", "Alice", "knows")] }],
   ["create_relations", { relations: [r("Alice", "Ghost", "knows"), r("Phantom", "Bob", "knows")] }],
-  ["add_observations", { observations: [{ entityName: "Alice", contents: ["likes tea", "speaks Norwegian"] }, { entityName: "Bob", contents: ["rides a bike"] }] }],
+  [
+    "add_observations",
+    {
+      observations: [
+        { entityName: "Alice", contents: ["likes tea", "speaks Norwegian"] },
+        { entityName: "Bob", contents: ["rides a bike"] },
+      ],
+    },
+  ],
   ["add_observations", { observations: [{ entityName: "Ghost", contents: ["boo"] }] }],
   ["add_observations", { observations: [{ entityName: "Bob", contents: ["twice", "twice"] }] }],
-  ["add_observations", { observations: [{ entityName: "Carol", contents: [] }, { entityName: "Dave", contents: ["new hire"] }] }],
+  [
+    "add_observations",
+    {
+      observations: [
+        { entityName: "Carol", contents: [] },
+        { entityName: "Dave", contents: ["new hire"] },
+      ],
+    },
+  ],
   ["search_nodes", { query: "alice" }],
   ["search_nodes", { query: "person" }],
   ["search_nodes", { query: "rockets" }],
@@ -114,11 +152,22 @@ const SCENARIO: [string, Args][] = [
   ["open_nodes", { names: ["Ghost", "Bob"] }],
   ["open_nodes", { names: [] }],
   ["read_graph", {}],
-  ["delete_observations", { deletions: [{ entityName: "Alice", observations: ["likes tea", "never said"] }, { entityName: "Ghost", observations: ["boo"] }] }],
+  [
+    "delete_observations",
+    {
+      deletions: [
+        { entityName: "Alice", observations: ["likes tea", "never said"] },
+        { entityName: "Ghost", observations: ["boo"] },
+      ],
+    },
+  ],
   ["delete_relations", { relations: [r("Alice", "Bob", "knows"), r("Nobody", "Nothing", "knows")] }],
   ["read_graph", {}],
   ["create_entities", { entities: [e("Eve", "person"), e("Frank", "robot", ["beeps"])] }],
-  ["create_relations", { relations: [r("Eve", "Frank", "knows"), r("Frank", "Eve", "knows"), r("Frank", "Alice", "reports_to"), r("Eve", "Eve", "talks_to")] }],
+  [
+    "create_relations",
+    { relations: [r("Eve", "Frank", "knows"), r("Frank", "Eve", "knows"), r("Frank", "Alice", "reports_to"), r("Eve", "Eve", "talks_to")] },
+  ],
   ["delete_entities", { entityNames: ["Frank", "NotThere"] }],
   ["open_nodes", { names: ["Eve", "Alice"] }],
   ["search_nodes", { query: "eve" }],
@@ -134,7 +183,15 @@ const SCENARIO: [string, Args][] = [
   ["create_entities", { entities: [{ name: "NoType" }] }],
   ["delete_entities", { entityNames: [] }],
   ["create_relations", { relations: [] }],
-  ["add_observations", { observations: [{ entityName: "Eve", contents: ["x marks"] }, { entityName: "Dave", contents: ["x ray"] }] }],
+  [
+    "add_observations",
+    {
+      observations: [
+        { entityName: "Eve", contents: ["x marks"] },
+        { entityName: "Dave", contents: ["x ray"] },
+      ],
+    },
+  ],
   ["search_nodes", { query: "X" }],
   ["delete_entities", { entityNames: ["Alice", "Bob", "Carol", "Dave", "Eve", "Acme"] }],
   ["read_graph", {}],
@@ -174,11 +231,17 @@ function normalise(tool: string, result: CallToolResult, entitiesNow: Set<string
   const out = result.structuredContent as Record<string, unknown>;
   switch (tool) {
     case "create_entities":
-      return unique(out.entities as Graph["entities"], (entity) => entity.name).map((entity) => ({ ...entity, observations: unique(entity.observations) }));
+      return unique(out.entities as Graph["entities"], (entity) => entity.name).map((entity) => ({
+        ...entity,
+        observations: unique(entity.observations),
+      }));
     case "create_relations":
       return unique(out.relations as Graph["relations"], relationKey);
     case "add_observations":
-      return (out.results as { entityName: string; addedObservations: string[] }[]).map((item) => ({ ...item, addedObservations: unique(item.addedObservations) }));
+      return (out.results as { entityName: string; addedObservations: string[] }[]).map((item) => ({
+        ...item,
+        addedObservations: unique(item.addedObservations),
+      }));
     case "search_nodes":
     case "open_nodes":
     case "read_graph":
@@ -228,18 +291,33 @@ async function runDifferential(theirs: McpTestClient, ours: McpTestClient): Prom
     if (missing.length > 0) {
       // Difference: the official server creates relations to entities that do not exist; we refuse, naming them all.
       const error = failed(our);
-      expect({ step, error: error.error, named: missing.filter((name) => error.message.includes(`'${name}'`)) }).toEqual({ step, error: "NotFoundError", named: missing });
+      expect({ step, error: error.error, named: missing.filter((name) => error.message.includes(`'${name}'`)) }).toEqual({
+        step,
+        error: "NotFoundError",
+        named: missing,
+      });
     } else if (tool === "add_observations" && their.isError) {
       const error = failed(our);
       const theirMissing = /Entity with name (.*) not found/.exec(textOf(their))?.[1];
-      expect({ step, error: error.error, message: error.message }).toEqual({ step, error: "NotFoundError", message: expect.stringContaining(`Entity '${theirMissing}' not found`) });
+      expect({ step, error: error.error, message: error.message }).toEqual({
+        step,
+        error: "NotFoundError",
+        message: expect.stringContaining(`Entity '${theirMissing}' not found`),
+      });
     } else {
       const project = tool === "read_graph" && !our.isError ? officialShape(our) : our;
       expect({ step, result: normalise(tool, project, after) }).toEqual({ step, result: normalise(tool, their, after) });
     }
-    for (const [server, result] of [["official", their], ["ours", our]] as const) {
+    for (const [server, result] of [
+      ["official", their],
+      ["ours", our],
+    ] as const) {
       if (result.isError || (server === "ours" && tool === "read_graph")) continue;
-      expect({ step, server, text: textOf(result) }).toEqual({ step, server, text: officialText(tool, result.structuredContent as Record<string, unknown>) });
+      expect({ step, server, text: textOf(result) }).toEqual({
+        step,
+        server,
+        text: officialText(tool, result.structuredContent as Record<string, unknown>),
+      });
     }
     before = after;
   }
@@ -276,7 +354,10 @@ describe("differential: the same scenario against server-memory and against us",
   test("two workspaces running the scenario at once do not see each other", async () => {
     const [a, b] = [uniqueWorkspace("iso-a"), uniqueWorkspace("iso-b")];
     const [theirsA, theirsB] = await Promise.all([startServerMemory(), startServerMemory()]);
-    const [oursA, oursB] = await Promise.all([connectClient(server.url, `/api/workspaces/${a}/mcp`), connectClient(server.url, `/api/workspaces/${b}/mcp`)]);
+    const [oursA, oursB] = await Promise.all([
+      connectClient(server.url, `/api/workspaces/${a}/mcp`),
+      connectClient(server.url, `/api/workspaces/${b}/mcp`),
+    ]);
     try {
       // Had either workspace seen the other's writes, its creates would have been skipped as existing, and diverged.
       await Promise.all([runDifferential(theirsA, oursA), runDifferential(theirsB, oursB)]);
@@ -294,7 +375,8 @@ describe("concurrency", () => {
     const facts = Array.from({ length: 50 }, (_, i) => `fact ${i}`);
     const fire = (client: McpTestClient) =>
       Promise.all(facts.map((fact) => client.call("add_observations", { observations: [{ entityName: "Hub", contents: [fact] }] })));
-    const countKept = async (client: McpTestClient) => ok<Graph>(await client.call("open_nodes", { names: ["Hub"] })).entities[0]!.observations.length;
+    const countKept = async (client: McpTestClient) =>
+      ok<Graph>(await client.call("open_nodes", { names: ["Hub"] })).entities[0]!.observations.length;
 
     const theirs = await startServerMemory();
     let theirsKept: number;

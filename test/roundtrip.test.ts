@@ -10,7 +10,7 @@ type Graph = { entities: { name: string; observations: string[]; metadata: Recor
 
 const tricky = [
   "a || b || c",
-  'She said "hi" and \'bye\'',
+  "She said \"hi\" and 'bye'",
   "line one\nline two\r\nline three\ttabbed",
   "emoji 🧠🚀 and combining e\u0301 and CJK 記憶",
   "odata ' or PartitionKey ne '",
@@ -24,7 +24,15 @@ const tricky = [
 describe("exact round trip", () => {
   test("observations with delimiters, quotes, newlines, emoji and 32,768 characters come back exactly", async () => {
     const ws = uniqueWorkspace();
-    ok(await mcp.call("upsert_entity", { workspaceName: ws, name: "Tricky 'name' || \"x\"", entityType: "t/ype#?", observations: tricky, metadata: { note: "é\n🧠", nested: { a: [1, "two"] } } }));
+    ok(
+      await mcp.call("upsert_entity", {
+        workspaceName: ws,
+        name: "Tricky 'name' || \"x\"",
+        entityType: "t/ype#?",
+        observations: tricky,
+        metadata: { note: "é\n🧠", nested: { a: [1, "two"] } },
+      }),
+    );
     const graph = ok<Graph>(await mcp.call("read_graph", { workspaceName: ws }));
     expect(graph.entities).toHaveLength(1);
     expect(graph.entities[0]!.name).toBe("Tricky 'name' || \"x\"");
@@ -34,7 +42,9 @@ describe("exact round trip", () => {
 
   test("an observation over 32,768 characters is rejected with a clear error and nothing is written", async () => {
     const ws = uniqueWorkspace();
-    const error = failed(await mcp.call("upsert_entity", { workspaceName: ws, name: "Big", entityType: "t", observations: ["fine", "x".repeat(32_769)] }));
+    const error = failed(
+      await mcp.call("upsert_entity", { workspaceName: ws, name: "Big", entityType: "t", observations: ["fine", "x".repeat(32_769)] }),
+    );
     expect(error.error).toBe("ValidationError");
     expect(error.message).toMatch(/observations\.1/);
     expect(error.message).toMatch(/32768/);
@@ -43,7 +53,9 @@ describe("exact round trip", () => {
 
   test("metadata over the property limit is rejected, not truncated", async () => {
     const ws = uniqueWorkspace();
-    const error = failed(await mcp.call("upsert_entity", { workspaceName: ws, name: "M", entityType: "t", metadata: { blob: "y".repeat(40_000) } }));
+    const error = failed(
+      await mcp.call("upsert_entity", { workspaceName: ws, name: "M", entityType: "t", metadata: { blob: "y".repeat(40_000) } }),
+    );
     expect(error).toMatchObject({ error: "ValidationError" });
     expect(error.message).toMatch(/metadata/);
     expect(ok<Graph>(await mcp.call("read_graph", { workspaceName: ws })).entities).toEqual([]);
@@ -51,7 +63,9 @@ describe("exact round trip", () => {
 
   test("unpaired surrogates are refused (they cannot be stored faithfully)", async () => {
     const ws = uniqueWorkspace();
-    const error = failed(await mcp.call("upsert_entity", { workspaceName: ws, name: "S", entityType: "t", observations: ["bad \ud800 half"] }));
+    const error = failed(
+      await mcp.call("upsert_entity", { workspaceName: ws, name: "S", entityType: "t", observations: ["bad \ud800 half"] }),
+    );
     expect(error.message).toMatch(/surrogate/);
   });
 });
@@ -63,7 +77,9 @@ describe("isolation and injection", () => {
     ok(await mcp.call("upsert_entity", { workspaceName: victim, name: "secret", entityType: "t", observations: ["classified"] }));
     const injection = "x' or PartitionKey ne '";
     ok(await mcp.call("upsert_entity", { workspaceName: attacker, name: injection, entityType: "t" }));
-    const relations = ok<{ relations: unknown[] }>(await mcp.call("get_entity_relations", { workspaceName: attacker, entityName: injection, direction: "both" }));
+    const relations = ok<{ relations: unknown[] }>(
+      await mcp.call("get_entity_relations", { workspaceName: attacker, entityName: injection, direction: "both" }),
+    );
     expect(relations.relations).toEqual([]);
     const missing = failed(await mcp.call("get_entity_relations", { workspaceName: attacker, entityName: "secret' or '1' eq '1" }));
     expect(missing.error).toBe("NotFoundError");

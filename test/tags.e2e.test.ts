@@ -53,7 +53,9 @@ interface RawRow {
 /** The raw rows of a workspace, straight from the table: what is really stored. */
 async function rawRows(ws: string): Promise<RawRow[]> {
   const rows: RawRow[] = [];
-  for await (const row of server.app.storage.table.listEntities<Omit<RawRow, "rowKey">>({ queryOptions: { filter: odata`PartitionKey eq ${ws}` } })) {
+  for await (const row of server.app.storage.table.listEntities<Omit<RawRow, "rowKey">>({
+    queryOptions: { filter: odata`PartitionKey eq ${ws}` },
+  })) {
     rows.push({ ...row, rowKey: String(row.rowKey) });
   }
   return rows;
@@ -73,7 +75,9 @@ async function checkedTagLinks(ws: string): Promise<string[]> {
   expect(index.map(linkId).sort()).toEqual(links.map(linkId).sort());
   const keys = new Set(rows.map((row) => row.rowKey));
   const entityNames = new Map(rows.filter((row) => row.kind === "entity").map((row) => [row.rowKey, row.name]));
-  const observations = new Map(rows.filter((row) => row.kind === "observation").map((row) => [row.rowKey, (row as { content?: string }).content]));
+  const observations = new Map(
+    rows.filter((row) => row.kind === "observation").map((row) => [row.rowKey, (row as { content?: string }).content]),
+  );
   const defined = new Set(rows.filter((row) => row.kind === "tag").map((row) => row.name));
   return links
     .map((row) => {
@@ -99,14 +103,21 @@ describe("tag_entity", () => {
     const first = await call(ws, "tag_entity", { entityName: "Alice", tagNames: ["high-priority", "source:slack", "high-priority"] });
     expect(ok(first)).toEqual({ entityName: "Alice", addedTags: ["high-priority", "source:slack"] });
     expect(JSON.parse(textOf(first))).toEqual(first.structuredContent);
-    expect(ok(await call(ws, "tag_entity", { entityName: "Alice", tagNames: ["source:slack", "vip"] }))).toEqual({ entityName: "Alice", addedTags: ["vip"] });
+    expect(ok(await call(ws, "tag_entity", { entityName: "Alice", tagNames: ["source:slack", "vip"] }))).toEqual({
+      entityName: "Alice",
+      addedTags: ["vip"],
+    });
     expect(ok(await call(ws, "tag_entity", { entityName: "Alice", tagNames: ["vip"] }))).toEqual({ entityName: "Alice", addedTags: [] });
     expect(await allTags(ws)).toEqual([
       { name: "high-priority", category: "", description: "" },
       { name: "source:slack", category: "", description: "" },
       { name: "vip", category: "", description: "" },
     ]);
-    expect(ok<TaggedGraph>(await call(ws, "open_nodes", { names: ["Alice"] })).entities[0]!.tags).toEqual(["high-priority", "source:slack", "vip"]);
+    expect(ok<TaggedGraph>(await call(ws, "open_nodes", { names: ["Alice"] })).entities[0]!.tags).toEqual([
+      "high-priority",
+      "source:slack",
+      "vip",
+    ]);
     expect(await checkedTagLinks(ws)).toEqual(["high-priority: Alice", "source:slack: Alice", "vip: Alice"]);
   });
 
@@ -151,11 +162,21 @@ describe("tag_observation and untag_observation", () => {
   test("tag one observation found by its exact text, and untag it; the definitions stay", async () => {
     const ws = uniqueWorkspace();
     ok(await call(ws, "create_entities", { entities: [entity("Alice", ["likes tea", "works at Acme"])] }));
-    expect(ok(await call(ws, "tag_observation", { entityName: "Alice", observationContent: "likes tea", tagNames: ["confidence:low", "source:chat"] }))).toEqual({
+    expect(
+      ok(
+        await call(ws, "tag_observation", {
+          entityName: "Alice",
+          observationContent: "likes tea",
+          tagNames: ["confidence:low", "source:chat"],
+        }),
+      ),
+    ).toEqual({
       entityName: "Alice",
       addedTags: ["confidence:low", "source:chat"],
     });
-    expect(ok(await call(ws, "tag_observation", { entityName: "Alice", observationContent: "likes tea", tagNames: ["confidence:low"] }))).toEqual({
+    expect(
+      ok(await call(ws, "tag_observation", { entityName: "Alice", observationContent: "likes tea", tagNames: ["confidence:low"] })),
+    ).toEqual({
       entityName: "Alice",
       addedTags: [],
     });
@@ -168,7 +189,11 @@ describe("tag_observation and untag_observation", () => {
       observationTags: { "likes tea": ["confidence:low", "source:chat"], "works at Acme": ["source:chat"] },
     });
 
-    const untagged = await call(ws, "untag_observation", { entityName: "Alice", observationContent: "likes tea", tagNames: ["source:chat", "never-there"] });
+    const untagged = await call(ws, "untag_observation", {
+      entityName: "Alice",
+      observationContent: "likes tea",
+      tagNames: ["source:chat", "never-there"],
+    });
     expect(ok(untagged)).toEqual({ entityName: "Alice", removedTags: ["source:chat"] });
     expect(await checkedTagLinks(ws)).toEqual(["confidence:low: Alice/likes tea", "source:chat: Alice/works at Acme"]);
     expect((await allTags(ws)).map((tag) => tag.name)).toEqual(["confidence:low", "source:chat"]);
@@ -195,8 +220,14 @@ describe("remove_tags_from_entity", () => {
     ok(await call(ws, "create_entities", { entities: [entity("Alice", ["likes tea"])] }));
     ok(await call(ws, "tag_entity", { entityName: "Alice", tagNames: ["vip", "team-a"] }));
     ok(await call(ws, "tag_observation", { entityName: "Alice", observationContent: "likes tea", tagNames: ["vip"] }));
-    expect(ok(await call(ws, "remove_tags_from_entity", { entityName: "Alice", tagNames: ["vip", "unknown"] }))).toEqual({ entityName: "Alice", removedTags: ["vip"] });
-    expect(ok(await call(ws, "remove_tags_from_entity", { entityName: "Alice", tagNames: ["vip"] }))).toEqual({ entityName: "Alice", removedTags: [] });
+    expect(ok(await call(ws, "remove_tags_from_entity", { entityName: "Alice", tagNames: ["vip", "unknown"] }))).toEqual({
+      entityName: "Alice",
+      removedTags: ["vip"],
+    });
+    expect(ok(await call(ws, "remove_tags_from_entity", { entityName: "Alice", tagNames: ["vip"] }))).toEqual({
+      entityName: "Alice",
+      removedTags: [],
+    });
     expect(await checkedTagLinks(ws)).toEqual(["team-a: Alice", "vip: Alice/likes tea"]);
     expect((await allTags(ws)).map((tag) => tag.name)).toEqual(["team-a", "vip"]);
     const error = failed(await call(ws, "remove_tags_from_entity", { entityName: "Nobody", tagNames: ["vip"] }));
@@ -207,8 +238,20 @@ describe("remove_tags_from_entity", () => {
 describe("get_entities_by_tag", () => {
   test("returns entities tagged themselves or on an observation, with observations, tags and relations touching them", async () => {
     const ws = uniqueWorkspace();
-    ok(await call(ws, "create_entities", { entities: [entity("Carol", ["on call"]), entity("Alice", ["likes tea", "speaks Norwegian"]), entity("Bob"), entity("Dave")] }));
-    ok(await call(ws, "create_relations", { relations: [{ from: "Alice", to: "Bob", relationType: "knows" }, { from: "Dave", to: "Carol", relationType: "pages" }, { from: "Bob", to: "Dave", relationType: "knows" }] }));
+    ok(
+      await call(ws, "create_entities", {
+        entities: [entity("Carol", ["on call"]), entity("Alice", ["likes tea", "speaks Norwegian"]), entity("Bob"), entity("Dave")],
+      }),
+    );
+    ok(
+      await call(ws, "create_relations", {
+        relations: [
+          { from: "Alice", to: "Bob", relationType: "knows" },
+          { from: "Dave", to: "Carol", relationType: "pages" },
+          { from: "Bob", to: "Dave", relationType: "knows" },
+        ],
+      }),
+    );
     ok(await call(ws, "tag_entity", { entityName: "Carol", tagNames: ["team-a", "oncall"] }));
     ok(await call(ws, "tag_observation", { entityName: "Alice", observationContent: "speaks Norwegian", tagNames: ["team-a"] }));
     ok(await call(ws, "tag_entity", { entityName: "Bob", tagNames: ["other"] }));
@@ -219,7 +262,12 @@ describe("get_entities_by_tag", () => {
       tagName: "team-a",
       total: 2,
       entities: [
-        { name: "Alice", entityType: "thing", observations: ["likes tea", "speaks Norwegian"], observationTags: { "speaks Norwegian": ["team-a"] } },
+        {
+          name: "Alice",
+          entityType: "thing",
+          observations: ["likes tea", "speaks Norwegian"],
+          observationTags: { "speaks Norwegian": ["team-a"] },
+        },
         { name: "Carol", entityType: "thing", observations: ["on call"], tags: ["oncall", "team-a"] },
       ],
       relations: [
@@ -237,7 +285,12 @@ describe("get_entities_by_tag", () => {
     for (const name of names) ok(await call(ws, "tag_entity", { entityName: name, tagNames: ["all"] }));
     const top = ok<ByTag>(await call(ws, "get_entities_by_tag", { tagName: "all", limit: 2 }));
     expect({ total: top.total, names: top.entities.map((e) => e.name) }).toEqual({ total: 5, names: ["alpha", "bravo"] });
-    expect(ok(await call(ws, "get_entities_by_tag", { tagName: "none" }))).toEqual({ tagName: "none", total: 0, entities: [], relations: [] });
+    expect(ok(await call(ws, "get_entities_by_tag", { tagName: "none" }))).toEqual({
+      tagName: "none",
+      total: 0,
+      entities: [],
+      relations: [],
+    });
     expect(failed(await call(ws, "get_entities_by_tag", { tagName: "all", limit: 0 })).error).toBe("ValidationError");
   });
 });
@@ -288,7 +341,13 @@ describe("tags in read_graph, open_nodes, search_nodes and the graph resource", 
     ok(await call(ws, "create_entities", { entities: [entity("Alice", ["likes tea", "likes rockets"]), entity("Bob", ["plain"])] }));
     ok(await call(ws, "tag_entity", { entityName: "Alice", tagNames: ["vip"] }));
     ok(await call(ws, "tag_observation", { entityName: "Alice", observationContent: "likes rockets", tagNames: ["confidence:low"] }));
-    const alice = { name: "Alice", entityType: "thing", observations: ["likes tea", "likes rockets"], tags: ["vip"], observationTags: { "likes rockets": ["confidence:low"] } };
+    const alice = {
+      name: "Alice",
+      entityType: "thing",
+      observations: ["likes tea", "likes rockets"],
+      tags: ["vip"],
+      observationTags: { "likes rockets": ["confidence:low"] },
+    };
     const bob = { name: "Bob", entityType: "thing", observations: ["plain"] };
 
     expect(ok<TaggedGraph>(await call(ws, "open_nodes", { names: ["Alice", "Bob"] })).entities).toEqual([alice, bob]);
@@ -296,7 +355,10 @@ describe("tags in read_graph, open_nodes, search_nodes and the graph resource", 
     const graph = ok<{ entities: Record<string, unknown>[] }>(await call(ws, "read_graph"));
     // read_graph also says who wrote each entity (open_nodes and search_nodes keep the official shape).
     const anonymous = { createdBy: "anonymous", updatedBy: "anonymous" };
-    expect(graph.entities.map(({ id: _id, metadata: _metadata, ...rest }) => rest)).toEqual([{ ...alice, ...anonymous }, { ...bob, ...anonymous }]);
+    expect(graph.entities.map(({ id: _id, metadata: _metadata, ...rest }) => rest)).toEqual([
+      { ...alice, ...anonymous },
+      { ...bob, ...anonymous },
+    ]);
     const names = ok<{ entities: Record<string, unknown>[] }>(await call(ws, "read_graph", { mode: "names" }));
     expect(names.entities.map(({ id: _id, ...rest }) => rest)).toEqual([
       { name: "Alice", entityType: "thing", tags: ["vip"] },
@@ -330,7 +392,9 @@ describe("deletes clean up (checked on the raw rows)", () => {
     ok(await call(ws, "delete_entities", { entityNames: ["Alice"] }));
 
     expect(await checkedTagLinks(ws)).toEqual(["team: Bob"]);
-    expect((await rawRows(ws)).map((row) => row.kind).sort()).toEqual(["entity", "observation", "tag", "tag", "tag", "tag-index", "entity-tag"].sort());
+    expect((await rawRows(ws)).map((row) => row.kind).sort()).toEqual(
+      ["entity", "observation", "tag", "tag", "tag", "tag-index", "entity-tag"].sort(),
+    );
     expect((await allTags(ws)).map((tag) => tag.name)).toEqual(["draft", "team", "vip"]);
     expect(ok<ByTag>(await call(ws, "get_entities_by_tag", { tagName: "vip" })).total).toBe(0);
   });
@@ -339,7 +403,8 @@ describe("deletes clean up (checked on the raw rows)", () => {
     const ws = uniqueWorkspace();
     ok(await call(ws, "create_entities", { entities: [entity("Alice", ["keep", "drop", "also drop"])] }));
     ok(await call(ws, "tag_entity", { entityName: "Alice", tagNames: ["team"] }));
-    for (const content of ["keep", "drop", "also drop"]) ok(await call(ws, "tag_observation", { entityName: "Alice", observationContent: content, tagNames: ["team", "x"] }));
+    for (const content of ["keep", "drop", "also drop"])
+      ok(await call(ws, "tag_observation", { entityName: "Alice", observationContent: content, tagNames: ["team", "x"] }));
     ok(await call(ws, "delete_observations", { deletions: [{ entityName: "Alice", observations: ["drop", "also drop", "never there"] }] }));
     expect(await checkedTagLinks(ws)).toEqual(["team: Alice", "team: Alice/keep", "x: Alice/keep"]);
     expect(ok<TaggedGraph>(await call(ws, "open_nodes", { names: ["Alice"] })).entities[0]).toEqual({
@@ -355,7 +420,8 @@ describe("deletes clean up (checked on the raw rows)", () => {
     const ws = uniqueWorkspace();
     const facts = Array.from({ length: 70 }, (_, i) => `fact ${i}`);
     ok(await call(ws, "create_entities", { entities: [entity("Big", facts)] }));
-    for (const fact of facts.slice(0, 40)) ok(await call(ws, "tag_observation", { entityName: "Big", observationContent: fact, tagNames: ["t"] }));
+    for (const fact of facts.slice(0, 40))
+      ok(await call(ws, "tag_observation", { entityName: "Big", observationContent: fact, tagNames: ["t"] }));
     // 70 observation rows + 40 links + 40 index rows: two transactions, each conditional on the entity row's ETag the one before left.
     ok(await call(ws, "delete_observations", { deletions: [{ entityName: "Big", observations: facts.slice(0, 60) }] }));
     expect(await checkedTagLinks(ws)).toEqual([]);
@@ -373,7 +439,11 @@ describe("deletes clean up (checked on the raw rows)", () => {
     expect(ok(result)).toEqual({ deletedTags: ["old", "never-used"], unlinkedEntities: 2, unlinkedObservations: 1 });
     expect(await checkedTagLinks(ws)).toEqual(["keep: A", "keep: B/b2"]);
     expect((await allTags(ws)).map((tag) => tag.name)).toEqual(["keep"]);
-    expect(ok(await call(ws, "delete_tags", { tagNames: ["old"] }))).toEqual({ deletedTags: [], unlinkedEntities: 0, unlinkedObservations: 0 });
+    expect(ok(await call(ws, "delete_tags", { tagNames: ["old"] }))).toEqual({
+      deletedTags: [],
+      unlinkedEntities: 0,
+      unlinkedObservations: 0,
+    });
   });
 
   test("delete_tags of a tag on more entities than one transaction holds", async () => {
@@ -381,7 +451,11 @@ describe("deletes clean up (checked on the raw rows)", () => {
     const names = Array.from({ length: 60 }, (_, i) => `E${i}`);
     ok(await call(ws, "create_entities", { entities: names.map((name) => entity(name)) }));
     await Promise.all(names.map(async (name) => ok(await call(ws, "tag_entity", { entityName: name, tagNames: ["bulk"] }))));
-    expect(ok(await call(ws, "delete_tags", { tagNames: ["bulk"] }))).toEqual({ deletedTags: ["bulk"], unlinkedEntities: 60, unlinkedObservations: 0 });
+    expect(ok(await call(ws, "delete_tags", { tagNames: ["bulk"] }))).toEqual({
+      deletedTags: ["bulk"],
+      unlinkedEntities: 60,
+      unlinkedObservations: 0,
+    });
     expect((await rawRows(ws)).filter((row) => row.kind !== "entity")).toEqual([]);
   });
 });
@@ -401,7 +475,16 @@ describe("concurrency", () => {
       run("tag_observation", { entityName: name, observationContent: "fact", tagNames: ["race"] });
     }
     const survivor = "Survivor";
-    ok(await call(ws, "create_entities", { entities: [entity(survivor, Array.from({ length: rounds }, (_, i) => `s${i}`))] }));
+    ok(
+      await call(ws, "create_entities", {
+        entities: [
+          entity(
+            survivor,
+            Array.from({ length: rounds }, (_, i) => `s${i}`),
+          ),
+        ],
+      }),
+    );
     for (let i = 0; i < rounds; i++) {
       run("tag_observation", { entityName: survivor, observationContent: `s${i}`, tagNames: ["race"] });
       run("delete_observations", { deletions: [{ entityName: survivor, observations: [`s${i}`] }] });
@@ -437,7 +520,9 @@ describe("workspaces", () => {
       { name: "Shared", entityType: "thing", observations: ["fact"], observationTags: { fact: ["vip"] } },
     ]);
     ok(await call(a, "delete_tags", { tagNames: ["vip"] }));
-    expect(ok<{ tags: { name: string; total: number }[] }>(await call(b, "get_tag_usage")).tags).toEqual([{ name: "vip", category: "", entities: 0, observations: 1, total: 1 }]);
+    expect(ok<{ tags: { name: string; total: number }[] }>(await call(b, "get_tag_usage")).tags).toEqual([
+      { name: "vip", category: "", entities: 0, observations: 1, total: 1 },
+    ]);
     expect(await checkedTagLinks(a)).toEqual(["only-a: Shared"]);
   });
 
@@ -452,8 +537,14 @@ describe("workspaces", () => {
       expect(ok<ByTag>(await bound.call("get_entities_by_tag", { tagName: "u" })).total).toBe(1);
       expect(ok<{ tags: Tag[] }>(await bound.call("get_all_tags")).tags).toHaveLength(2);
       expect(ok<{ tags: unknown[] }>(await bound.call("get_tag_usage")).tags).toHaveLength(2);
-      expect(ok(await bound.call("untag_observation", { entityName: "A", observationContent: "a1", tagNames: ["u"] }))).toEqual({ entityName: "A", removedTags: ["u"] });
-      expect(ok(await bound.call("remove_tags_from_entity", { entityName: "A", tagNames: ["t"] }))).toEqual({ entityName: "A", removedTags: ["t"] });
+      expect(ok(await bound.call("untag_observation", { entityName: "A", observationContent: "a1", tagNames: ["u"] }))).toEqual({
+        entityName: "A",
+        removedTags: ["u"],
+      });
+      expect(ok(await bound.call("remove_tags_from_entity", { entityName: "A", tagNames: ["t"] }))).toEqual({
+        entityName: "A",
+        removedTags: ["t"],
+      });
       expect(ok(await bound.call("delete_tags", { tagNames: ["t", "u"] }))).toMatchObject({ deletedTags: ["t", "u"] });
     } finally {
       await bound.close();
@@ -465,16 +556,30 @@ describe("tools/list", () => {
   test("every tag tool has an output schema that admits errors, and honest annotations", async () => {
     const { tools } = await mcp.client.listTools();
     const tagTools = new Map(tools.filter((tool) => tool.name.includes("tag")).map((tool) => [tool.name, tool]));
-    expect([...tagTools.keys()].sort()).toEqual(
-      ["define_tag", "delete_tags", "get_all_tags", "get_entities_by_tag", "get_tag_usage", "remove_tags_from_entity", "tag_entity", "tag_observation", "untag_observation"],
-    );
+    expect([...tagTools.keys()].sort()).toEqual([
+      "define_tag",
+      "delete_tags",
+      "get_all_tags",
+      "get_entities_by_tag",
+      "get_tag_usage",
+      "remove_tags_from_entity",
+      "tag_entity",
+      "tag_observation",
+      "untag_observation",
+    ]);
     for (const tool of tagTools.values()) {
       expect(tool.outputSchema?.anyOf).toHaveLength(2);
       expect(tool.annotations).toMatchObject({ openWorldHint: false, idempotentHint: true });
     }
-    const readOnly = [...tagTools.values()].filter((tool) => tool.annotations?.readOnlyHint).map((tool) => tool.name).sort();
+    const readOnly = [...tagTools.values()]
+      .filter((tool) => tool.annotations?.readOnlyHint)
+      .map((tool) => tool.name)
+      .sort();
     expect(readOnly).toEqual(["get_all_tags", "get_entities_by_tag", "get_tag_usage"]);
-    const destructive = [...tagTools.values()].filter((tool) => tool.annotations?.destructiveHint).map((tool) => tool.name).sort();
+    const destructive = [...tagTools.values()]
+      .filter((tool) => tool.annotations?.destructiveHint)
+      .map((tool) => tool.name)
+      .sort();
     expect(destructive).toEqual(["delete_tags", "remove_tags_from_entity", "untag_observation"]);
   });
 });
@@ -482,14 +587,25 @@ describe("tools/list", () => {
 describe("storage round trips", () => {
   test("tag_entity: 2 (one range read, one transaction), 1 when there is nothing to add", async () => {
     const ws = uniqueWorkspace();
-    ok(await call(ws, "create_entities", { entities: [entity("Hub", Array.from({ length: 30 }, (_, i) => `o${i}`))] }));
+    ok(
+      await call(ws, "create_entities", {
+        entities: [
+          entity(
+            "Hub",
+            Array.from({ length: 30 }, (_, i) => `o${i}`),
+          ),
+        ],
+      }),
+    );
     ok(await call(ws, "create_entities", { entities: [entity("Other")] }));
     ok(await call(ws, "create_relations", { relations: [{ from: "Hub", to: "Other", relationType: "r" }] }));
     const tags = Array.from({ length: 32 }, (_, i) => `tag-${i}`);
     expect(await requestsFor(async () => ok(await call(ws, "tag_entity", { entityName: "Hub", tagNames: tags })))).toBe(2);
     expect(await requestsFor(async () => ok(await call(ws, "tag_entity", { entityName: "Hub", tagNames: ["tag-0", "new"] })))).toBe(2);
     expect(await requestsFor(async () => ok(await call(ws, "tag_entity", { entityName: "Hub", tagNames: ["tag-0", "new"] })))).toBe(1);
-    expect(await requestsFor(async () => ok(await call(ws, "tag_observation", { entityName: "Hub", observationContent: "o3", tagNames: tags })))).toBe(2);
+    expect(
+      await requestsFor(async () => ok(await call(ws, "tag_observation", { entityName: "Hub", observationContent: "o3", tagNames: tags }))),
+    ).toBe(2);
     expect(await requestsFor(async () => failed(await call(ws, "tag_entity", { entityName: "Nobody", tagNames: ["x"] })))).toBe(1);
   });
 
@@ -502,7 +618,9 @@ describe("storage round trips", () => {
     ok(await call(ws, "tag_observation", { entityName: "B", observationContent: "fact", tagNames: ["t"] }));
     ok(await call(ws, "tag_observation", { entityName: "C", observationContent: "fact", tagNames: ["t"] }));
     for (let i = 0; i < 20; i++) ok(await call(ws, "define_tag", { name: `extra-${i}` }));
-    expect(await requestsFor(async () => expect(ok<ByTag>(await call(ws, "get_entities_by_tag", { tagName: "t" })).total).toBe(3))).toBe(1 + 3);
+    expect(await requestsFor(async () => expect(ok<ByTag>(await call(ws, "get_entities_by_tag", { tagName: "t" })).total).toBe(3))).toBe(
+      1 + 3,
+    );
     expect(await requestsFor(async () => ok(await call(ws, "get_entities_by_tag", { tagName: "t", limit: 1 })))).toBe(1 + 1);
     expect(await requestsFor(async () => ok(await call(ws, "get_entities_by_tag", { tagName: "nothing" })))).toBe(1);
     expect(await requestsFor(async () => expect(await allTags(ws)).toHaveLength(21))).toBe(1);
@@ -512,11 +630,16 @@ describe("storage round trips", () => {
     const ws = uniqueWorkspace();
     const facts = Array.from({ length: 40 }, (_, i) => `o${i}`);
     ok(await call(ws, "create_entities", { entities: [entity("E", facts)] }));
-    for (const fact of facts.slice(0, 20)) ok(await call(ws, "tag_observation", { entityName: "E", observationContent: fact, tagNames: ["a", "b"] }));
+    for (const fact of facts.slice(0, 20))
+      ok(await call(ws, "tag_observation", { entityName: "E", observationContent: fact, tagNames: ["a", "b"] }));
     // 40 observation rows + 20 × 2 links + their 40 index rows = 120 rows: two transactions.
-    expect(await requestsFor(async () => ok(await call(ws, "delete_observations", { deletions: [{ entityName: "E", observations: facts }] })))).toBe(1 + 2 + 1);
+    expect(
+      await requestsFor(async () => ok(await call(ws, "delete_observations", { deletions: [{ entityName: "E", observations: facts }] }))),
+    ).toBe(1 + 2 + 1);
     expect(await checkedTagLinks(ws)).toEqual([]);
-    expect(await requestsFor(async () => ok(await call(ws, "delete_observations", { deletions: [{ entityName: "E", observations: facts }] })))).toBe(1);
+    expect(
+      await requestsFor(async () => ok(await call(ws, "delete_observations", { deletions: [{ entityName: "E", observations: facts }] }))),
+    ).toBe(1);
   });
 
   test("delete_entities keeps its budget with tags: 1 range read + 1 conditional delete + ⌈(rows - 1)/100⌉ transactions, index rows included", async () => {
@@ -526,7 +649,8 @@ describe("storage round trips", () => {
     ok(await call(ws, "create_entities", { entities: [entity("Hub", facts), ...others.map((name) => entity(name))] }));
     ok(await call(ws, "create_relations", { relations: others.map((name) => ({ from: "Hub", to: name, relationType: "r" })) }));
     ok(await call(ws, "tag_entity", { entityName: "Hub", tagNames: Array.from({ length: 25 }, (_, i) => `t${i}`) }));
-    for (const fact of facts.slice(0, 10)) ok(await call(ws, "tag_observation", { entityName: "Hub", observationContent: fact, tagNames: ["a", "b"] }));
+    for (const fact of facts.slice(0, 10))
+      ok(await call(ws, "tag_observation", { entityName: "Hub", observationContent: fact, tagNames: ["a", "b"] }));
     // Hub's row, 30 observations, 20 relations × 3 rows, 25 entity tags × 2 rows (link + index), 20 observation tags × 2 rows.
     const rows = 1 + 30 + 20 * 3 + 25 * 2 + 20 * 2;
     const before = (await rawRows(ws)).length;

@@ -37,7 +37,8 @@ const input = (): ImportInput => ({
 
 async function etags(ws: string): Promise<Map<string, string>> {
   const rows = new Map<string, string>();
-  for await (const row of server.app.storage.table.listEntities({ queryOptions: { filter: odata`PartitionKey eq ${ws}` } })) rows.set(String(row.rowKey), row.etag);
+  for await (const row of server.app.storage.table.listEntities({ queryOptions: { filter: odata`PartitionKey eq ${ws}` } }))
+    rows.set(String(row.rowKey), row.etag);
   return rows;
 }
 
@@ -66,7 +67,13 @@ describe("importing tags", () => {
         ],
       });
       expect(ok<{ entities: unknown[] }>(await client.call("open_nodes", { names: ["Alice", "Bob"] })).entities).toEqual([
-        { name: "Alice", entityType: "person", observations: ["likes tea", "works at Acme"], tags: ["extra", "team-a", "vip"], observationTags: { "likes tea": ["confidence:low"] } },
+        {
+          name: "Alice",
+          entityType: "person",
+          observations: ["likes tea", "works at Acme"],
+          tags: ["extra", "team-a", "vip"],
+          observationTags: { "likes tea": ["confidence:low"] },
+        },
         { name: "Bob", entityType: "person", observations: [], tags: ["team-a"] },
       ]);
 

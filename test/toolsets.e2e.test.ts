@@ -17,7 +17,10 @@ afterAll(async () => {
 });
 
 const groupOf = new Map(ALL_TOOLS.map((tool) => [tool.name, tool.group]));
-const namesIn = (...groups: string[]) => ALL_TOOLS.filter((tool) => groups.includes(tool.group)).map((tool) => tool.name).sort();
+const namesIn = (...groups: string[]) =>
+  ALL_TOOLS.filter((tool) => groups.includes(tool.group))
+    .map((tool) => tool.name)
+    .sort();
 
 async function listed(client: McpTestClient): Promise<string[]> {
   return (await client.client.listTools()).tools.map((tool) => tool.name).sort();
@@ -45,7 +48,9 @@ describe("tool groups", () => {
   test("every tool is in a known group, and by default every group is offered", async () => {
     for (const group of groupOf.values()) expect(TOOL_GROUPS).toContain(group);
     expect(namesIn("core")).toEqual(["get_entity_relations", "read_graph", "upsert_entity", "upsert_relation"]);
-    await withClient(server.url, "/api/mcp", async (client) => expect(await listed(client)).toEqual(ALL_TOOLS.map((tool) => tool.name).sort()));
+    await withClient(server.url, "/api/mcp", async (client) =>
+      expect(await listed(client)).toEqual(ALL_TOOLS.map((tool) => tool.name).sort()),
+    );
   });
 
   test("?toolsets= narrows tools/list on both routes", async () => {
@@ -69,7 +74,11 @@ describe("tool groups", () => {
   });
 
   test.each([
-    ["an unknown group", "?toolsets=graph,everything", "The toolsets URL parameter names unknown tool group 'everything'. Groups: core, graph, tags."],
+    [
+      "an unknown group",
+      "?toolsets=graph,everything",
+      "The toolsets URL parameter names unknown tool group 'everything'. Groups: core, graph, tags.",
+    ],
     ["no group at all", "?toolsets=", "The toolsets URL parameter names no tool group. Groups: core, graph, tags."],
   ])("%s in the URL is HTTP 400 with a ValidationError", async (_label, query, message) => {
     for (const path of [`/api/mcp${query}`, `/api/workspaces/${uniqueWorkspace()}/mcp${query}`]) {
@@ -86,7 +95,9 @@ describe("MEMORY_TOOLSETS", () => {
     try {
       await withClient(coreOnly.url, "/api/mcp", async (client) => {
         expect(await listed(client)).toEqual(namesIn("core"));
-        expect(failed(await client.call("search_nodes", { workspaceName: uniqueWorkspace(), query: "x" })).message).toMatch(/in the tool group 'graph'/);
+        expect(failed(await client.call("search_nodes", { workspaceName: uniqueWorkspace(), query: "x" })).message).toMatch(
+          /in the tool group 'graph'/,
+        );
       });
       await withClient(coreOnly.url, "/api/mcp?toolsets=graph", async (client) => expect(await listed(client)).toEqual(namesIn("graph")));
     } finally {
@@ -98,6 +109,8 @@ describe("MEMORY_TOOLSETS", () => {
     expect([...readDefaultToolsets({})].sort()).toEqual(["core", "graph", "tags"]);
     expect([...readDefaultToolsets({ MEMORY_TOOLSETS: "  " })].sort()).toEqual(["core", "graph", "tags"]);
     expect([...readDefaultToolsets({ MEMORY_TOOLSETS: "tags,graph" })].sort()).toEqual(["graph", "tags"]);
-    expect(() => readDefaultToolsets({ MEMORY_TOOLSETS: "core,memory" })).toThrow("MEMORY_TOOLSETS names unknown tool group 'memory'. Groups: core, graph, tags.");
+    expect(() => readDefaultToolsets({ MEMORY_TOOLSETS: "core,memory" })).toThrow(
+      "MEMORY_TOOLSETS names unknown tool group 'memory'. Groups: core, graph, tags.",
+    );
   });
 });

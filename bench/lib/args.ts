@@ -89,9 +89,13 @@ export function parseBenchArgs(argv: string[]): BenchOptions | "help" {
     calls: positive("calls", values.calls, 1000, { integer: true }),
     searchCalls: positive("search-calls", values["search-calls"], defaultSearchCalls(entities), { integer: true }),
     azureMs: positive("azure-ms", values["azure-ms"], 8, { integer: false }),
-    targets: (values.targets ?? "ours,floor,server-memory").split(",").map((name) => name.trim()).filter(Boolean),
+    targets: (values.targets ?? "ours,floor,server-memory")
+      .split(",")
+      .map((name) => name.trim())
+      .filter(Boolean),
     outDir: values.out,
     coldRuns: values["cold-runs"] === "0" ? 0 : positive("cold-runs", values["cold-runs"], 5, { integer: true }),
-    storeLatencyMs: values["store-latency-ms"] === "0" ? 0 : positive("store-latency-ms", values["store-latency-ms"], 0, { integer: false }),
+    storeLatencyMs:
+      values["store-latency-ms"] === "0" ? 0 : positive("store-latency-ms", values["store-latency-ms"], 0, { integer: false }),
   };
 }

@@ -19,5 +19,8 @@ export function summarize(latenciesMs: readonly number[]): LatencySummary {
 }
 
 export function median(values: readonly number[]): number {
-  return percentile([...values].sort((a, b) => a - b), 50);
+  return percentile(
+    [...values].sort((a, b) => a - b),
+    50,
+  );
 }

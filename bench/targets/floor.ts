@@ -37,7 +37,14 @@ export async function startFloor(connectionString: string): Promise<Target> {
         const exists = rows.some((row) => row.kind === "entity");
         const stored = new Set(rows.map((row) => row.rowKey));
         const now = new Date().toISOString();
-        const entityRow: EntityRow = { kind: "entity", name: entity.name, entityType: entity.entityType, metadata: "{}", createdAt: now, updatedAt: now };
+        const entityRow: EntityRow = {
+          kind: "entity",
+          name: entity.name,
+          entityType: entity.entityType,
+          metadata: "{}",
+          createdAt: now,
+          updatedAt: now,
+        };
         const actions: TransactionAction[] = [
           exists
             ? ["update", { partitionKey: ws, rowKey: rowKey.entity(id), entityType: entity.entityType, updatedAt: now }, "Merge"]
@@ -46,7 +53,13 @@ export async function startFloor(connectionString: string): Promise<Target> {
         entity.observations.forEach((content, position) => {
           const key = rowKey.observation(id, observationId(id, content));
           if (stored.has(key)) return;
-          const row: ObservationRow = { kind: "observation", entityId: id, content, order: `${now}#${String(position + 1).padStart(6, "0")}`, createdAt: now };
+          const row: ObservationRow = {
+            kind: "observation",
+            entityId: id,
+            content,
+            order: `${now}#${String(position + 1).padStart(6, "0")}`,
+            createdAt: now,
+          };
           actions.push(["upsert", { partitionKey: ws, rowKey: key, ...row }, "Merge"]);
         });
         await table.submitTransaction(actions);
@@ -72,7 +85,11 @@ export async function startFloor(connectionString: string): Promise<Target> {
           ["create", { partitionKey: ws, rowKey: rowKey.relation(id), ...fields, kind: "relation" }],
           ["create", { partitionKey: ws, rowKey: rowKey.edgeOut(fromId, id), ...fields, kind: "edge-out" }],
           ["create", { partitionKey: ws, rowKey: rowKey.edgeIn(toId, id), ...fields, kind: "edge-in" }],
-          ...[...new Set([fromId, toId])].map((guard): TransactionAction => ["update", { partitionKey: ws, rowKey: rowKey.entity(guard) }, "Merge"]),
+          ...[...new Set([fromId, toId])].map((guard): TransactionAction => [
+            "update",
+            { partitionKey: ws, rowKey: rowKey.entity(guard) },
+            "Merge",
+          ]),
         ]);
       },
       // add_observations (one entity): one range read of the entity and its observations, then one
@@ -81,8 +98,14 @@ export async function startFloor(connectionString: string): Promise<Target> {
         const id = entityId(ws, name);
         const rows = await requests.queryRange(table, ws, keyRange.entityWithObservations(id));
         if (!rows.some((row) => kindOf(row) === "entity")) throw new Error(`floor: entity '${name}' not found`);
-        const { rows: added } = newObservationRows(ws, id, contents, storedKeys(rows), { now: new Date().toISOString(), actor: "anonymous" });
-        const units = chunkActions(added.map((row): TransactionAction => ["create", row]), LIMITS.batchOperations - 1).map((actions) => ({ actions, guards: [id] }));
+        const { rows: added } = newObservationRows(ws, id, contents, storedKeys(rows), {
+          now: new Date().toISOString(),
+          actor: "anonymous",
+        });
+        const units = chunkActions(
+          added.map((row): TransactionAction => ["create", row]),
+          LIMITS.batchOperations - 1,
+        ).map((actions) => ({ actions, guards: [id] }));
         for (const batch of pack(ws, units)) await requests.transact(table, batch.actions);
       },
       // open_nodes (one name): one range read of the entity's whole range.
@@ -112,4 +135,3 @@ export async function startFloor(connectionString: string): Promise<Target> {
     close: async () => {},
   };
 }
-

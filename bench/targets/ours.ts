@@ -27,7 +27,8 @@ export async function startOurs(connectionString: string): Promise<Target> {
     MEMORY_TABLE_NAME: "benchours",
   });
   const mcp = await connectMcp(server.ready.url);
-  const call = <T = Record<string, unknown>>(name: string, args: Record<string, unknown>) => mcp.call<T>(name, { workspaceName: BENCH_WORKSPACE, ...args });
+  const call = <T = Record<string, unknown>>(name: string, args: Record<string, unknown>) =>
+    mcp.call<T>(name, { workspaceName: BENCH_WORKSPACE, ...args });
   return {
     name: "ours",
     description: "central-memory-mcp over HTTP (MCP SDK client → local server → Azurite)",

@@ -69,5 +69,8 @@ export async function startServerMemory(entry: string): Promise<Target> {
 /** A graph result: structured content where the server gives it, else the JSON text. */
 function graphOf(result: CallToolResult): { entities: { observations: string[] }[]; relations: unknown[] } {
   const first = result.content[0];
-  return (result.structuredContent ?? JSON.parse(first?.type === "text" ? first.text : "{}")) as { entities: { observations: string[] }[]; relations: unknown[] };
+  return (result.structuredContent ?? JSON.parse(first?.type === "text" ? first.text : "{}")) as {
+    entities: { observations: string[] }[];
+    relations: unknown[];
+  };
 }

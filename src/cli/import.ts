@@ -50,11 +50,14 @@ export const importCommand: Command = {
 
     for (const { line, relation, missing } of report.missingEndpoints) {
       const names = missing.map((name) => `'${name}'`).join(" and ");
-      fail(`line ${line}: relation ${JSON.stringify(relation)} not imported: ${names} ${missing.length > 1 ? "are" : "is"} in neither the file nor the workspace`);
+      fail(
+        `line ${line}: relation ${JSON.stringify(relation)} not imported: ${names} ${missing.length > 1 ? "are" : "is"} in neither the file nor the workspace`,
+      );
     }
     for (const { line, entityName, observation, missing } of report.missingTagTargets) {
       const target = observation === undefined ? `entity '${entityName}'` : `observation ${JSON.stringify(observation)} of '${entityName}'`;
-      const where = missing === "entity" ? `'${entityName}' is in neither the file nor the workspace` : "the entity has no such observation";
+      const where =
+        missing === "entity" ? `'${entityName}' is in neither the file nor the workspace` : "the entity has no such observation";
       fail(`line ${line}: tags for ${target} not imported: ${where}`);
     }
     const items = input.entities.length + input.relations.length + input.tags.length + input.taggings.length;

@@ -49,7 +49,10 @@ export async function runKeysCommand(args: string[], io: CliOutput = stdio): Pro
   const candidate = {
     id: values.id,
     sha256: hashApiKey(key),
-    workspaces: (values.workspaces ?? []).flatMap((value) => value.split(",")).map((value) => value.trim()).filter(Boolean),
+    workspaces: (values.workspaces ?? [])
+      .flatMap((value) => value.split(","))
+      .map((value) => value.trim())
+      .filter(Boolean),
     access: values.access,
   };
   // The same schema the server validates MEMORY_API_KEYS with, so a printed entry is always accepted.
@@ -60,7 +63,9 @@ export async function runKeysCommand(args: string[], io: CliOutput = stdio): Pro
     return 2;
   }
   const entry: ApiKeyEntry = parsed.data[0]!;
-  io.out(`New API key for '${entry.id}' (${entry.access} on ${entry.workspaces.join(", ")}). It is shown only this once; store it in a secret store:`);
+  io.out(
+    `New API key for '${entry.id}' (${entry.access} on ${entry.workspaces.join(", ")}). It is shown only this once; store it in a secret store:`,
+  );
   io.out(`\n  ${key}\n`);
   io.out("Add this entry to the JSON array in MEMORY_API_KEYS (or in the file named by MEMORY_API_KEYS_FILE):");
   io.out(`\n  ${JSON.stringify(entry)}\n`);

@@ -37,7 +37,9 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
     }
     // Storage and file errors are reported plainly; a bug still shows its stack.
     const plain = error instanceof MemoryError || error instanceof InvalidSettingsError || (error instanceof Error && "code" in error);
-    io.stderr.write(`central-memory ${name} failed: ${plain ? (error as Error).message : error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    io.stderr.write(
+      `central-memory ${name} failed: ${plain ? (error as Error).message : error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
     return 1;
   }
 }

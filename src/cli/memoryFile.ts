@@ -73,7 +73,7 @@ export function parseLine(text: string, line: number): ParsedLine {
   } catch (error) {
     return { kind: "malformed", reason: error instanceof Error ? error.message : String(error) };
   }
-  return typeof record.type === "string" ? { kind: "other", type: record.type } : { kind: "malformed", reason: "no \"type\"" };
+  return typeof record.type === "string" ? { kind: "other", type: record.type } : { kind: "malformed", reason: 'no "type"' };
 }
 
 export function entityLine(entity: EntityInput): string {

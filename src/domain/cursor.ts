@@ -20,7 +20,9 @@ export function decodeCursor(cursor: string): string {
   }
   const { v, after } = (value ?? {}) as { v?: unknown; after?: unknown };
   if (v !== FORMAT || typeof after !== "string" || !isGuid(after)) {
-    throw new ValidationError("cursor is not one read_graph returned. Pass the cursor of the previous page unchanged, or omit it to start again.");
+    throw new ValidationError(
+      "cursor is not one read_graph returned. Pass the cursor of the previous page unchanged, or omit it to start again.",
+    );
   }
   return after.toLowerCase();
 }

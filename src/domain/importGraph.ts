@@ -3,7 +3,16 @@ import { entityId, observationId, relationIds, relationWrite, tagId } from "./id
 import { LIMITS } from "./limits.js";
 import type { Actor, TagDefinition } from "./model.js";
 import type { GraphStore, NewEntity, ObservationChange, RelationWrite, TagStore, TagTarget } from "./store.js";
-import { checkEntityInput, checkEntityName, checkObservation, checkRelationInput, checkTagName, checkText, type EntityInput, type RelationInput } from "./validation.js";
+import {
+  checkEntityInput,
+  checkEntityName,
+  checkObservation,
+  checkRelationInput,
+  checkTagName,
+  checkText,
+  type EntityInput,
+  type RelationInput,
+} from "./validation.js";
 
 /** An item of an import file, with the line it came from (for reports). */
 export type Located<T> = T & { line: number };
@@ -54,7 +63,13 @@ const ENTITIES_PER_ADD = 100;
  * it twice changes nothing the second time. One scan of the workspace tells what exists, so that the
  * writes are only what is missing, packed into transactions by the store.
  */
-export async function importGraph(store: GraphStore, workspace: string, actor: Actor, input: ImportInput, onProgress?: ImportProgress): Promise<ImportReport> {
+export async function importGraph(
+  store: GraphStore,
+  workspace: string,
+  actor: Actor,
+  input: ImportInput,
+  onProgress?: ImportProgress,
+): Promise<ImportReport> {
   // The caller reports bad lines and leaves them out; this only guards the rule.
   input.entities.forEach((entity) => checkEntityInput(entity, `line ${entity.line}`));
   input.relations.forEach((relation) => checkRelationInput(relation, `line ${relation.line}`));
@@ -88,7 +103,10 @@ export async function importGraph(store: GraphStore, workspace: string, actor: A
     .filter((entity) => !createdIds.has(entity.id))
     .map((entity) => {
       const stored = storedObservations.get(entity.id);
-      return { entityId: entity.id, contents: stored ? entity.observations.filter((content) => !stored.has(content)) : entity.observations };
+      return {
+        entityId: entity.id,
+        contents: stored ? entity.observations.filter((content) => !stored.has(content)) : entity.observations,
+      };
     })
     .filter((change) => change.contents.length > 0);
   let observationsAdded = fresh.filter((entity) => createdIds.has(entity.id)).reduce((sum, entity) => sum + entity.observations.length, 0);
@@ -133,7 +151,11 @@ export async function importGraph(store: GraphStore, workspace: string, actor: A
     if (made.has(write.id)) continue;
     const missing = [write.fromEntityId, write.toEntityId].filter((id) => vanished.has(id));
     if (missing.length > 0) {
-      report.missingEndpoints.push({ line: source.line, relation: plainRelation(source), missing: missing.map((id) => (id === write.fromEntityId ? source.from : source.to)) });
+      report.missingEndpoints.push({
+        line: source.line,
+        relation: plainRelation(source),
+        missing: missing.map((id) => (id === write.fromEntityId ? source.from : source.to)),
+      });
     } else {
       report.relationsExisting += 1; // created concurrently by someone else
     }
@@ -166,7 +188,12 @@ async function importTags(
     report.tagsExisting = tags.length - fresh.length;
     progress(tags.length - fresh.length);
     await forEachLimited(fresh, TAGGINGS_IN_FLIGHT, async (tag) => {
-      const { created } = await store.defineTag(workspace, { id: tagId(workspace, tag.name), name: tag.name, category: tag.category, description: tag.description });
+      const { created } = await store.defineTag(workspace, {
+        id: tagId(workspace, tag.name),
+        name: tag.name,
+        category: tag.category,
+        description: tag.description,
+      });
       if (created) report.tagsCreated += 1;
       else report.tagsExisting += 1; // defined concurrently meanwhile
       progress(1);
@@ -196,7 +223,8 @@ function mergeTaggings(workspace: string, taggings: readonly Located<TaggingInpu
   const merged = new Map<string, MergedTagging>();
   for (const tagging of taggings) {
     const id = entityId(workspace, tagging.entityName);
-    const target: TagTarget = tagging.observation === undefined ? { entityId: id } : { entityId: id, observationId: observationId(id, tagging.observation) };
+    const target: TagTarget =
+      tagging.observation === undefined ? { entityId: id } : { entityId: id, observationId: observationId(id, tagging.observation) };
     const key = `${target.entityId}/${target.observationId ?? ""}`;
     const known = merged.get(key);
     if (known) known.tagNames = [...new Set([...known.tagNames, ...tagging.tagNames])];
@@ -223,7 +251,13 @@ function mergeEntities(workspace: string, entities: readonly Located<EntityInput
   for (const entity of entities) {
     const known = merged.get(entity.name);
     if (known) known.observations = [...new Set([...known.observations, ...entity.observations])];
-    else merged.set(entity.name, { id: entityId(workspace, entity.name), name: entity.name, entityType: entity.entityType, observations: [...new Set(entity.observations)] });
+    else
+      merged.set(entity.name, {
+        id: entityId(workspace, entity.name),
+        name: entity.name,
+        entityType: entity.entityType,
+        observations: [...new Set(entity.observations)],
+      });
   }
   return [...merged.values()];
 }

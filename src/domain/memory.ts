@@ -112,7 +112,11 @@ export class MemoryService {
     if (options.limit !== undefined) checkLimit(options.limit, "limit");
     const after = options.cursor === undefined ? undefined : decodeCursor(options.cursor);
     const page = await this.store.readGraph(workspace, { limit: options.limit, after, mode: options.mode ?? "full" });
-    return { entities: page.entities, relations: page.relations, ...(page.after !== undefined ? { cursor: encodeCursor(page.after) } : {}) };
+    return {
+      entities: page.entities,
+      relations: page.relations,
+      ...(page.after !== undefined ? { cursor: encodeCursor(page.after) } : {}),
+    };
   }
 
   /** Creates entities whose names are new. Existing names, and repeats within the call, are skipped. */
@@ -124,7 +128,11 @@ export class MemoryService {
     });
     const firsts = new Map<string, EntityInput>();
     for (const entity of entities) if (!firsts.has(entity.name)) firsts.set(entity.name, entity);
-    const writes = [...firsts.values()].map((entity) => ({ ...entity, id: entityId(workspace, entity.name), observations: [...new Set(entity.observations)] }));
+    const writes = [...firsts.values()].map((entity) => ({
+      ...entity,
+      id: entityId(workspace, entity.name),
+      observations: [...new Set(entity.observations)],
+    }));
     const { created } = await this.store.createEntities(workspace, actor, writes);
     const made = new Set(created);
     return writes.filter((write) => made.has(write.id)).map(({ name, entityType, observations }) => ({ name, entityType, observations }));
@@ -140,11 +148,17 @@ export class MemoryService {
     const writes = [...new Map(relations.map((relation) => relationWrite(workspace, relation)).map((write) => [write.id, write])).values()];
     const { created, missingEntityIds } = await this.store.createRelations(workspace, actor, writes, { allOrNothing: true });
     if (missingEntityIds.length > 0) {
-      const names = namesOf(missingEntityIds, relations.flatMap((relation) => [relation.from, relation.to]), workspace);
+      const names = namesOf(
+        missingEntityIds,
+        relations.flatMap((relation) => [relation.from, relation.to]),
+        workspace,
+      );
       throw new NotFoundError(`${entitiesNotFound(names, workspace)} Create them with create_entities first; no relations were written.`);
     }
     const made = new Set(created);
-    return writes.filter((write) => made.has(write.id)).map((write) => ({ from: write.fromName, to: write.toName, relationType: write.relationType }));
+    return writes
+      .filter((write) => made.has(write.id))
+      .map((write) => ({ from: write.fromName, to: write.toName, relationType: write.relationType }));
   }
 
   /**
@@ -161,7 +175,11 @@ export class MemoryService {
     const changes = items.map((item) => ({ entityId: entityId(workspace, item.entityName), contents: item.contents }));
     const { missing, added } = await this.store.addObservations(workspace, actor, changes);
     if (missing.length > 0) {
-      const names = namesOf(missing, items.map((item) => item.entityName), workspace);
+      const names = namesOf(
+        missing,
+        items.map((item) => item.entityName),
+        workspace,
+      );
       throw new NotFoundError(`${entitiesNotFound(names, workspace)} Create them with create_entities first; no observations were added.`);
     }
     // The store reports per entity; give each item the additions it asked for, first item first (as the official server does).
@@ -177,7 +195,10 @@ export class MemoryService {
   async deleteEntities(workspace: string, names: readonly string[]): Promise<void> {
     checkCount(names, "entityNames", LIMITS.itemsPerCall);
     names.forEach((name, i) => checkText(name, `entityNames[${i}]`, { max: LIMITS.entityName, allowEmpty: true }));
-    await this.store.deleteEntities(workspace, names.map((name) => entityId(workspace, name)));
+    await this.store.deleteEntities(
+      workspace,
+      names.map((name) => entityId(workspace, name)),
+    );
   }
 
   /** Deletes the given observations. Unknown entities and observations are ignored. */
@@ -203,7 +224,10 @@ export class MemoryService {
   async openNodes(workspace: string, names: readonly string[]): Promise<{ entities: Entity[]; relations: Relation[] }> {
     checkCount(names, "names", LIMITS.itemsPerCall);
     const distinct = [...new Set(names)];
-    const nodes = await this.store.getEntities(workspace, distinct.map((name) => entityId(workspace, name)));
+    const nodes = await this.store.getEntities(
+      workspace,
+      distinct.map((name) => entityId(workspace, name)),
+    );
     return subgraph(nodes.filter((node): node is EntityNode => node !== undefined));
   }
 
@@ -217,7 +241,11 @@ export class MemoryService {
    * matches, then type matches, then observation matches, oldest first within each. Plus every relation
    * touching at least one of them.
    */
-  async searchNodes(workspace: string, query: string, limit = DEFAULT_SEARCH_LIMIT): Promise<{ entities: Entity[]; relations: Relation[] }> {
+  async searchNodes(
+    workspace: string,
+    query: string,
+    limit = DEFAULT_SEARCH_LIMIT,
+  ): Promise<{ entities: Entity[]; relations: Relation[] }> {
     checkLimit(limit, "limit");
     checkText(query, "query", { max: LIMITS.observation, allowEmpty: true });
     return subgraph(await topMatches(this.store.scanEntities(workspace), query, limit));
@@ -227,7 +255,11 @@ export class MemoryService {
    * A name (alone, or with an id it agrees with) needs no read: its id is derived, and the write's
    * guard proves it exists. A GUID alone needs one point read, to learn the name stored in the edge rows.
    */
-  private async resolveEndpoint(workspace: string, ref: EntityRef, role: "Source" | "Target"): Promise<EntitySummary | { id: string; name: string }> {
+  private async resolveEndpoint(
+    workspace: string,
+    ref: EntityRef,
+    role: "Source" | "Target",
+  ): Promise<EntitySummary | { id: string; name: string }> {
     const id = this.idOf(workspace, ref, role === "Source" ? { id: "fromEntityId", name: "from" } : { id: "toEntityId", name: "to" });
     if (ref.name !== undefined) return { id, name: ref.name };
     const summary = await this.store.getEntitySummary(workspace, id);
@@ -268,7 +300,9 @@ function namesOf(ids: readonly string[], names: readonly string[], workspace: st
 
 function entitiesNotFound(names: readonly string[], workspace: string): string {
   const quoted = names.map((name) => `'${name}'`).join(", ");
-  return names.length === 1 ? `Entity ${quoted} not found in workspace '${workspace}'.` : `Entities ${quoted} not found in workspace '${workspace}'.`;
+  return names.length === 1
+    ? `Entity ${quoted} not found in workspace '${workspace}'.`
+    : `Entities ${quoted} not found in workspace '${workspace}'.`;
 }
 
 function endpointMissing(role: "Source" | "Target", ref: EntityRef): NotFoundError {

@@ -96,7 +96,10 @@ export interface TagStore {
   listTags(workspace: string): Promise<TagDefinition[]>;
 
   /** Creates the tag, or updates its category and description (an absent one keeps its stored value). */
-  defineTag(workspace: string, tag: TagRef & { category?: string; description?: string }): Promise<{ tag: TagDefinition; created: boolean }>;
+  defineTag(
+    workspace: string,
+    tag: TagRef & { category?: string; description?: string },
+  ): Promise<{ tag: TagDefinition; created: boolean }>;
 
   /** Every defined tag with how many entities and observations carry it, in no particular order. */
   tagUsage(workspace: string): Promise<TagUsage[]>;
@@ -148,7 +151,12 @@ export interface GraphStore {
    * Adds observations the entities do not have yet. If any entity is missing, writes nothing and
    * returns the missing ids. `added` maps each entity id to the contents actually added.
    */
-  addObservations(workspace: string, actor: Actor, changes: readonly ObservationChange[], progress?: Progress): Promise<{ missing: string[]; added: Map<string, string[]> }>;
+  addObservations(
+    workspace: string,
+    actor: Actor,
+    changes: readonly ObservationChange[],
+    progress?: Progress,
+  ): Promise<{ missing: string[]; added: Map<string, string[]> }>;
 
   /**
    * Creates the relations that do not exist yet (existing ones are skipped), each atomically with its

@@ -46,7 +46,11 @@ export class TagService {
    * The entities carrying the tag, on themselves or on an observation: at most `limit`, by name, with
    * their observations and tags, plus every relation touching them; and how many carry it in all.
    */
-  async entitiesByTag(workspace: string, tagName: string, limit = DEFAULT_TAGGED_LIMIT): Promise<{ entities: Entity[]; relations: Relation[]; total: number }> {
+  async entitiesByTag(
+    workspace: string,
+    tagName: string,
+    limit = DEFAULT_TAGGED_LIMIT,
+  ): Promise<{ entities: Entity[]; relations: Relation[]; total: number }> {
     checkTagName(tagName, "tagName");
     checkLimit(limit, "limit");
     const { nodes, total } = await this.store.entitiesByTag(workspace, tagId(workspace, tagName), limit);
@@ -59,7 +63,10 @@ export class TagService {
   }
 
   /** Creates the tag, or sets its category and description (one left out keeps its value). */
-  defineTag(workspace: string, input: { name: string; category?: string; description?: string }): Promise<{ tag: TagDefinition; created: boolean }> {
+  defineTag(
+    workspace: string,
+    input: { name: string; category?: string; description?: string },
+  ): Promise<{ tag: TagDefinition; created: boolean }> {
     checkTagName(input.name, "name");
     if (input.category !== undefined) checkText(input.category, "category", { max: LIMITS.tagCategory, allowEmpty: true });
     if (input.description !== undefined) checkText(input.description, "description", { max: LIMITS.tagDescription, allowEmpty: true });
@@ -101,10 +108,14 @@ export class TagService {
       case "done":
         return change.tags;
       case "entity-missing":
-        throw new NotFoundError(`Entity '${entityName}' not found in workspace '${workspace}'. Names match exactly; create it with create_entities or upsert_entity first.`);
+        throw new NotFoundError(
+          `Entity '${entityName}' not found in workspace '${workspace}'. Names match exactly; create it with create_entities or upsert_entity first.`,
+        );
       case "observation-missing": {
         const shown = content !== undefined && content.length > 200 ? `${content.slice(0, 200)}…` : content;
-        throw new NotFoundError(`Entity '${entityName}' has no observation '${shown}'. Give the observation's exact text, as open_nodes returns it.`);
+        throw new NotFoundError(
+          `Entity '${entityName}' has no observation '${shown}'. Give the observation's exact text, as open_nodes returns it.`,
+        );
       }
     }
   }

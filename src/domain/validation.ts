@@ -37,18 +37,20 @@ export function normalizeMetadata(value: unknown): Metadata | undefined {
     try {
       parsed = JSON.parse(value);
     } catch {
-      throw new ValidationError("metadata is a string but not valid JSON. Pass a JSON object, e.g. {\"source\":\"slack\"}.");
+      throw new ValidationError('metadata is a string but not valid JSON. Pass a JSON object, e.g. {"source":"slack"}.');
     }
   }
   if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
-    throw new ValidationError("metadata must be a JSON object (or a string holding one), e.g. {\"source\":\"slack\"}.");
+    throw new ValidationError('metadata must be a JSON object (or a string holding one), e.g. {"source":"slack"}.');
   }
   if (nestingDepth(parsed) > LIMITS.metadataDepth) {
     throw new ValidationError(`metadata is nested more than ${LIMITS.metadataDepth} levels deep. Flatten it.`);
   }
   const text = JSON.stringify(parsed);
   if (text.length > LIMITS.metadataJson) {
-    throw new ValidationError(`metadata is ${text.length} characters as JSON; the limit is ${LIMITS.metadataJson}. Store less, or split it.`);
+    throw new ValidationError(
+      `metadata is ${text.length} characters as JSON; the limit is ${LIMITS.metadataJson}. Store less, or split it.`,
+    );
   }
   return parsed as Metadata;
 }

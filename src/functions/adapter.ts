@@ -11,9 +11,10 @@ import { VERSION } from "../version.js";
 export async function handleFunctionsRequest(request: HttpRequest, context: InvocationContext): Promise<HttpResponseInit> {
   const method = request.method.toUpperCase();
   const body = method === "GET" || method === "HEAD" ? undefined : await request.arrayBuffer();
-  const response = await handlerFor(process.env, context)(
-    new Request(request.url, { method, headers: Object.fromEntries(request.headers.entries()), ...(body ? { body } : {}) }),
-  );
+  const response = await handlerFor(
+    process.env,
+    context,
+  )(new Request(request.url, { method, headers: Object.fromEntries(request.headers.entries()), ...(body ? { body } : {}) }));
   return {
     status: response.status,
     headers: Object.fromEntries(response.headers.entries()),
@@ -43,7 +44,9 @@ function buildHandler(environment: string, context: InvocationContext): { handle
     return { handler: createApp().handler };
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    context.error(`central-memory-mcp cannot serve MCP requests until its settings are fixed (health answers, ready and MCP routes answer 503).\n${reason}`);
+    context.error(
+      `central-memory-mcp cannot serve MCP requests until its settings are fixed (health answers, ready and MCP routes answer 503).\n${reason}`,
+    );
     return { handler: invalidConfigurationHandler(error, VERSION), invalidIn: environment };
   }
 }

@@ -10,7 +10,12 @@ import { handleFunctionsRequest } from "./adapter.js";
 const MCP_METHODS = ["GET", "POST", "DELETE"] as const;
 
 app.http("mcp", { route: "api/mcp", methods: [...MCP_METHODS], authLevel: "anonymous", handler: handleFunctionsRequest });
-app.http("workspaceMcp", { route: "api/workspaces/{workspaceName}/mcp", methods: [...MCP_METHODS], authLevel: "anonymous", handler: handleFunctionsRequest });
+app.http("workspaceMcp", {
+  route: "api/workspaces/{workspaceName}/mcp",
+  methods: [...MCP_METHODS],
+  authLevel: "anonymous",
+  handler: handleFunctionsRequest,
+});
 app.http("health", { route: "api/health", methods: ["GET"], authLevel: "anonymous", handler: handleFunctionsRequest });
 app.http("ready", { route: "api/ready", methods: ["GET"], authLevel: "anonymous", handler: handleFunctionsRequest });
 // A catch-all also matches the empty remainder: the host-wide and the per-route documents.

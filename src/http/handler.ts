@@ -50,7 +50,10 @@ export function createHandler(deps: HandlerDeps): FetchHandler {
       case "mcp":
         return mcp(request, deps, path, route.workspace);
     }
-    return json(404, { error: "NotFound", message: `No route for ${path}. MCP is served at POST /api/mcp and POST /api/workspaces/{workspaceName}/mcp.` });
+    return json(404, {
+      error: "NotFound",
+      message: `No route for ${path}. MCP is served at POST /api/mcp and POST /api/workspaces/{workspaceName}/mcp.`,
+    });
   };
 }
 
@@ -64,7 +67,10 @@ async function mcp(request: Request, deps: HandlerDeps, path: string, rawWorkspa
   const origin = request.headers.get("origin");
   // DNS-rebinding protection (MCP transport spec): a browser page may call only from a listed origin.
   if (origin !== null && !settings.allowedOrigins.includes(origin)) {
-    return json(403, { error: "Forbidden", message: `Origin ${origin} is not allowed. List it in MEMORY_ALLOWED_ORIGINS to let a browser app call this server.` });
+    return json(403, {
+      error: "Forbidden",
+      message: `Origin ${origin} is not allowed. List it in MEMORY_ALLOWED_ORIGINS to let a browser app call this server.`,
+    });
   }
   const authentication = await authenticate(request);
   if (!authentication.ok) {
@@ -111,7 +117,9 @@ function forbidden(principal: Principal, boundWorkspace: string | undefined): st
   if (boundWorkspace !== undefined) {
     return accessTo(principal, boundWorkspace) ? undefined : `This caller has no grant for workspace '${boundWorkspace}'.`;
   }
-  return strongestAccess(principal) ? undefined : `This caller (${principal.id}) is authenticated but has no grant for any workspace. Ask an administrator for one.`;
+  return strongestAccess(principal)
+    ? undefined
+    : `This caller (${principal.id}) is authenticated but has no grant for any workspace. Ask an administrator for one.`;
 }
 
 /** RFC 9728 metadata for the host ("") or for one MCP route ("/api/mcp", "/api/workspaces/{ws}/mcp"). Anonymous. */

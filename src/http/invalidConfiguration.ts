@@ -30,15 +30,17 @@ export class InvalidSettingsError extends Error {
  * log. An error that is not about a known setting is described only as a start-up failure.
  */
 export function invalidConfigurationHandler(error: unknown, version: string): FetchHandler {
-  const fixes =
-    error instanceof InvalidSettingsError
-      ? error.problems.map(({ setting, expected }) => ({ setting, expected }))
-      : [];
-  const summary = fixes.length > 0 ? fixes.map(({ setting, expected }) => `${setting}: ${expected}`).join("; ") : "the app failed to start; its log says why";
+  const fixes = error instanceof InvalidSettingsError ? error.problems.map(({ setting, expected }) => ({ setting, expected })) : [];
+  const summary =
+    fixes.length > 0
+      ? fixes.map(({ setting, expected }) => `${setting}: ${expected}`).join("; ")
+      : "the app failed to start; its log says why";
   return async (request) => {
     const route = routeOf(new URL(request.url).pathname);
-    if (route?.kind === "health") return isRead(request) ? json(200, { status: "ok", version, configuration: "invalid" }) : methodNotAllowed("GET");
-    if (route?.kind === "ready") return isRead(request) ? json(503, { status: "unavailable", reason: `Invalid configuration: ${summary}.` }) : methodNotAllowed("GET");
+    if (route?.kind === "health")
+      return isRead(request) ? json(200, { status: "ok", version, configuration: "invalid" }) : methodNotAllowed("GET");
+    if (route?.kind === "ready")
+      return isRead(request) ? json(503, { status: "unavailable", reason: `Invalid configuration: ${summary}.` }) : methodNotAllowed("GET");
     return json(503, {
       error: "InvalidConfiguration",
       message: `This server's settings are invalid, so it serves no requests until an operator fixes them and restarts it: ${summary}.`,

@@ -4,7 +4,11 @@ export function json(status: number, body: unknown, headers: Record<string, stri
 }
 
 export function methodNotAllowed(allow: string): Response {
-  return json(405, { error: "MethodNotAllowed", message: `Use ${allow}. This server is stateless: no SSE stream and no sessions.` }, { Allow: allow });
+  return json(
+    405,
+    { error: "MethodNotAllowed", message: `Use ${allow}. This server is stateless: no SSE stream and no sessions.` },
+    { Allow: allow },
+  );
 }
 
 /** Health and readiness answer GET (and HEAD); anything else is 405. */

@@ -14,7 +14,8 @@ const WORKSPACE_ROUTE = /^\/api\/workspaces\/([^/]*)\/mcp\/?$/;
 export function routeOf(path: string): Route | undefined {
   if (path === "/api/health" || path === "/api/health/") return { kind: "health" };
   if (path === "/api/ready" || path === "/api/ready/") return { kind: "ready" };
-  if (path === METADATA_PREFIX || path.startsWith(`${METADATA_PREFIX}/`)) return { kind: "metadata", resourcePath: path.slice(METADATA_PREFIX.length) };
+  if (path === METADATA_PREFIX || path.startsWith(`${METADATA_PREFIX}/`))
+    return { kind: "metadata", resourcePath: path.slice(METADATA_PREFIX.length) };
   if (path === "/api/mcp" || path === "/api/mcp/") return { kind: "mcp" };
   const bound = WORKSPACE_ROUTE.exec(path);
   return bound ? { kind: "mcp", workspace: bound[1] ?? "" } : undefined;

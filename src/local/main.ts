@@ -27,7 +27,9 @@ async function main(): Promise<void> {
   console.log(`  MCP (any workspace):  ${server.url}/api/mcp`);
   console.log(`  MCP (one workspace):  ${server.url}/api/workspaces/<workspaceName>/mcp`);
   console.log(`  Health / readiness:   ${server.url}/api/health  ${server.url}/api/ready`);
-  console.log(`  Tool groups:          ${describeToolsets(app.toolsets)} (MEMORY_TOOLSETS; a client narrows them with ?toolsets=graph,tags)`);
+  console.log(
+    `  Tool groups:          ${describeToolsets(app.toolsets)} (MEMORY_TOOLSETS; a client narrows them with ?toolsets=graph,tags)`,
+  );
   console.log(`\n${describeAuth(auth)}`);
   console.log(clientConfigs(`${server.url}/api/mcp`, auth));
 
@@ -64,7 +66,8 @@ function describeAuth(auth: AuthSettings): string {
     const bar = "!".repeat(78);
     return `${bar}\n!! AUTH: NONE (${why}).\n!! Anyone who can reach this address can read and write EVERY workspace.\n!! Set MEMORY_AUTH=keys or entra before exposing it.\n${bar}`;
   }
-  if (mode.kind === "unset") return "AUTH: MEMORY_AUTH is unset on a non-loopback address: every MCP request is refused (401) until it is set.";
+  if (mode.kind === "unset")
+    return "AUTH: MEMORY_AUTH is unset on a non-loopback address: every MCP request is refused (401) until it is set.";
   const methods = [mode.keys && `API keys (${mode.keys.length})`, mode.entra && `Entra ID (issuer ${mode.entra.issuer})`].filter(Boolean);
   return `Auth: ${methods.join(" and ")}. Clients send Authorization: Bearer <credential>.`;
 }

@@ -20,21 +20,35 @@ const ENDPOINT_FILE = "endpoint.json";
  * configured, an embedded Azurite keeping its data in `folder` (./.azurite). If another process
  * already serves that folder, its Azurite is used rather than a second one on the same files.
  */
-export async function openLocalStorage(options: { env?: NodeJS.ProcessEnv; folder: string; client?: StorageClientOptions }): Promise<LocalStorage> {
+export async function openLocalStorage(options: {
+  env?: NodeJS.ProcessEnv;
+  folder: string;
+  client?: StorageClientOptions;
+}): Promise<LocalStorage> {
   const settings = readStorageSettings(options.env);
   if (settings.kind !== "none") {
     const where = settings.kind === "identity" ? settings.endpoint : settings.source;
-    return { connection: connectStorage(settings, options.client), description: `${where}, table '${settings.tableName}'`, close: async () => {} };
+    return {
+      connection: connectStorage(settings, options.client),
+      description: `${where}, table '${settings.tableName}'`,
+      close: async () => {},
+    };
   }
   const running = runningAzurite(options.folder);
   if (running) {
-    const connection = connectStorage({ kind: "connectionString", connectionString: running, tableName: settings.tableName, source: "embedded Azurite" }, options.client);
+    const connection = connectStorage(
+      { kind: "connectionString", connectionString: running, tableName: settings.tableName, source: "embedded Azurite" },
+      options.client,
+    );
     return { connection, description: `the embedded Azurite another process runs on ${options.folder}`, close: async () => {} };
   }
   const azurite: EmbeddedAzurite = await startAzurite({ location: options.folder });
   const endpointFile = join(options.folder, ENDPOINT_FILE);
   writeFileSync(endpointFile, JSON.stringify({ pid: process.pid, connectionString: azurite.connectionString }));
-  const connection = connectStorage({ kind: "connectionString", connectionString: azurite.connectionString, tableName: settings.tableName, source: "embedded Azurite" }, options.client);
+  const connection = connectStorage(
+    { kind: "connectionString", connectionString: azurite.connectionString, tableName: settings.tableName, source: "embedded Azurite" },
+    options.client,
+  );
   return {
     connection,
     description: `embedded Azurite (data in ${options.folder})`,

@@ -10,10 +10,16 @@ export function allows(access: Access | undefined, operation: { annotations: { r
  * Runs before a tool or resource touches storage. The message names only what the caller sent, so
  * it reveals nothing about the workspace: not whether it exists, nor what it holds.
  */
-export function authorize(principal: Principal, workspace: string, operation: { name: string; annotations: { readOnlyHint: boolean } }): void {
+export function authorize(
+  principal: Principal,
+  workspace: string,
+  operation: { name: string; annotations: { readOnlyHint: boolean } },
+): void {
   const access = accessTo(principal, workspace);
   if (access === undefined) {
-    throw new ForbiddenError(`this caller has no grant for workspace '${workspace}'. Use a workspace it was granted, or ask an administrator for a grant.`);
+    throw new ForbiddenError(
+      `this caller has no grant for workspace '${workspace}'. Use a workspace it was granted, or ask an administrator for a grant.`,
+    );
   }
   if (!allows(access, operation)) {
     throw new ForbiddenError(`this caller may read workspace '${workspace}' but not change it, and ${operation.name} changes memory.`);

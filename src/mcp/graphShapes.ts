@@ -73,7 +73,10 @@ export const toOfficialRelation = (relation: Relation): z.infer<typeof officialR
 });
 
 /** The official graph shape, with each entity's tags when `withTags` (the connection selected the tags group). */
-export function toOfficialGraph(graph: { entities: Entity[]; relations: Relation[] }, withTags = false): z.infer<z.ZodObject<typeof taggedGraph>> {
+export function toOfficialGraph(
+  graph: { entities: Entity[]; relations: Relation[] },
+  withTags = false,
+): z.infer<z.ZodObject<typeof taggedGraph>> {
   return {
     entities: graph.entities.map((entity) => ({ ...toOfficialEntity(entity), ...(withTags ? tagFieldsOf(entity) : {}) })),
     relations: graph.relations.map(toOfficialRelation),
@@ -85,7 +88,10 @@ export function toOfficialGraph(graph: { entities: Entity[]; relations: Relation
  * `cli`). Optional: rows written before authorship was recorded have neither.
  */
 export const authorshipFields = {
-  createdBy: z.string().optional().describe("Who created it: key:<id>, entra:<oid>, anonymous or cli. Absent on older data and in mode 'names'."),
+  createdBy: z
+    .string()
+    .optional()
+    .describe("Who created it: key:<id>, entra:<oid>, anonymous or cli. Absent on older data and in mode 'names'."),
   updatedBy: z.string().optional().describe("Who last changed it, in the same form. Absent on older data and in mode 'names'."),
 };
 
@@ -127,7 +133,12 @@ export const graphOutput = {
 };
 
 /** read_graph's JSON; entities carry their tags when `withTags` (observation tags only in mode "full"). */
-export function toGraphOutput(workspace: string, page: GraphPage, mode: "full" | "names" = "full", withTags = false): z.infer<z.ZodObject<typeof graphOutput>> {
+export function toGraphOutput(
+  workspace: string,
+  page: GraphPage,
+  mode: "full" | "names" = "full",
+  withTags = false,
+): z.infer<z.ZodObject<typeof graphOutput>> {
   const full = mode === "full";
   return {
     workspaceName: workspace,

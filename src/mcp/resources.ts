@@ -44,8 +44,13 @@ const WORKSPACE_GRAPH_TEMPLATE: ResourceTemplate = {
 /** Reading a graph resource needs read access, like read_graph. */
 const READ_GRAPH = { name: "read_graph", annotations: { readOnlyHint: true } };
 
-export function registerResources(server: Server, context: { memory: MemoryService; principal: Principal; toolsets: Toolsets; boundWorkspace?: string }): void {
-  server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: context.boundWorkspace !== undefined ? [KNOWLEDGE_GRAPH] : [] }));
+export function registerResources(
+  server: Server,
+  context: { memory: MemoryService; principal: Principal; toolsets: Toolsets; boundWorkspace?: string },
+): void {
+  server.setRequestHandler(ListResourcesRequestSchema, () => ({
+    resources: context.boundWorkspace !== undefined ? [KNOWLEDGE_GRAPH] : [],
+  }));
   server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: [WORKSPACE_GRAPH_TEMPLATE] }));
   server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
     const { uri } = request.params;
@@ -53,7 +58,15 @@ export function registerResources(server: Server, context: { memory: MemoryServi
     try {
       authorize(context.principal, workspace, READ_GRAPH);
       const graph = await context.memory.readGraph(workspace);
-      return { contents: [{ uri, mimeType: "application/json", text: JSON.stringify(toGraphOutput(workspace, graph, "full", context.toolsets.has("tags"))) }] };
+      return {
+        contents: [
+          {
+            uri,
+            mimeType: "application/json",
+            text: JSON.stringify(toGraphOutput(workspace, graph, "full", context.toolsets.has("tags"))),
+          },
+        ],
+      };
     } catch (error) {
       // Resource reads have no tool-result form: a failure is a JSON-RPC error, with the same safe message.
       if (error instanceof ForbiddenError) throw new McpError(ErrorCode.InvalidParams, error.message);
@@ -66,7 +79,10 @@ export function registerResources(server: Server, context: { memory: MemoryServi
 function workspaceOf(uri: string, bound: string | undefined): string {
   if (uri === KNOWLEDGE_GRAPH_URI) {
     if (bound !== undefined) return bound;
-    throw new McpError(ErrorCode.InvalidParams, `${KNOWLEDGE_GRAPH_URI} names no workspace on /api/mcp. Read memory://workspaces/{workspaceName}/graph instead.`);
+    throw new McpError(
+      ErrorCode.InvalidParams,
+      `${KNOWLEDGE_GRAPH_URI} names no workspace on /api/mcp. Read memory://workspaces/{workspaceName}/graph instead.`,
+    );
   }
   const match = WORKSPACE_GRAPH.match(uri);
   if (!match) throw new McpError(ErrorCode.InvalidParams, `Resource ${uri} not found. Read memory://workspaces/{workspaceName}/graph.`);

@@ -11,12 +11,20 @@ import { LIMITS } from "../domain/limits.js";
 const wellFormed = (schema: z.ZodString) =>
   schema.refine((value) => value.isWellFormed(), { message: "contains an unpaired UTF-16 surrogate" });
 
-export const entityName = wellFormed(z.string().min(1).max(LIMITS.entityName)).describe("Entity name, unique within the workspace and matched exactly.");
+export const entityName = wellFormed(z.string().min(1).max(LIMITS.entityName)).describe(
+  "Entity name, unique within the workspace and matched exactly.",
+);
 export const entityType = wellFormed(z.string().min(1).max(LIMITS.entityType)).describe("Kind of entity, e.g. person, project, service.");
-export const relationType = wellFormed(z.string().min(1).max(LIMITS.relationType)).describe("Relation type in active voice, e.g. works_on, depends_on.");
-export const observation = wellFormed(z.string().min(1).max(LIMITS.observation)).describe(`One fact, up to ${LIMITS.observation} characters.`);
+export const relationType = wellFormed(z.string().min(1).max(LIMITS.relationType)).describe(
+  "Relation type in active voice, e.g. works_on, depends_on.",
+);
+export const observation = wellFormed(z.string().min(1).max(LIMITS.observation)).describe(
+  `One fact, up to ${LIMITS.observation} characters.`,
+);
 export const observations = z.array(observation).max(LIMITS.observationsPerCall);
-export const tagName = wellFormed(z.string().min(1).max(LIMITS.tagName)).describe("Tag name, matched exactly, e.g. high-priority, source:slack, confidence:low.");
+export const tagName = wellFormed(z.string().min(1).max(LIMITS.tagName)).describe(
+  "Tag name, matched exactly, e.g. high-priority, source:slack, confidence:low.",
+);
 export const tagNames = z
   .array(tagName)
   .min(1)

@@ -77,7 +77,9 @@ export function createMcpServer(context: McpContext): Server {
   const callTool = async (request: CallToolRequest): Promise<CallToolResult> => {
     const tool = byName.get(request.params.name);
     if (!tool) {
-      return errorResult(new ValidationError(`Unknown tool '${request.params.name}'. Available tools: ${visible.map((t) => t.name).join(", ")}.`));
+      return errorResult(
+        new ValidationError(`Unknown tool '${request.params.name}'. Available tools: ${visible.map((t) => t.name).join(", ")}.`),
+      );
     }
     try {
       if (!toolsets.has(tool.group)) {
@@ -93,14 +95,19 @@ export function createMcpServer(context: McpContext): Server {
       const workspace = resolveWorkspace(workspaceName, boundWorkspace);
       authorize(principal, workspace, tool);
       const structured = await tool.handler(args, { memory: context.memory, workspace, principal, toolsets });
-      return { structuredContent: structured, content: [{ type: "text", text: tool.text ? tool.text(structured) : JSON.stringify(structured) }] };
+      return {
+        structuredContent: structured,
+        content: [{ type: "text", text: tool.text ? tool.text(structured) : JSON.stringify(structured) }],
+      };
     } catch (error) {
       return errorResult(error, { structured: !tool.exactOutputSchema });
     }
   };
   const instrument: ToolInstrument = context.instrument ?? ((_call, work) => work());
   server.setRequestHandler(CallToolRequestSchema, (request) =>
-    instrument({ tool: request.params.name, workspace: request.params.arguments?.workspaceName ?? context.boundWorkspace }, () => callTool(request)),
+    instrument({ tool: request.params.name, workspace: request.params.arguments?.workspaceName ?? context.boundWorkspace }, () =>
+      callTool(request),
+    ),
   );
   registerResources(server, { memory: context.memory, principal, toolsets, ...(boundWorkspace !== undefined ? { boundWorkspace } : {}) });
   return server;

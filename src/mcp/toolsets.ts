@@ -19,7 +19,9 @@ export function parseToolsets(text: string, where: string): Toolsets {
   if (names.length === 0) throw new ValidationError(`${where} names no tool group. ${groups}`);
   const unknown = names.filter((name) => !isGroup(name));
   if (unknown.length > 0) {
-    throw new ValidationError(`${where} names unknown tool group${unknown.length > 1 ? "s" : ""} ${unknown.map((name) => `'${name.slice(0, 40)}'`).join(", ")}. ${groups}`);
+    throw new ValidationError(
+      `${where} names unknown tool group${unknown.length > 1 ? "s" : ""} ${unknown.map((name) => `'${name.slice(0, 40)}'`).join(", ")}. ${groups}`,
+    );
   }
   return new Set(names.filter(isGroup));
 }

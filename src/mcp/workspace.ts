@@ -8,7 +8,9 @@ import { assertWorkspaceName } from "../domain/validation.js";
 export function resolveWorkspace(given: string | undefined, bound: string | undefined): string {
   if (bound === undefined) return assertWorkspaceName(given);
   if (given !== undefined && given !== bound) {
-    throw new ValidationError(`This endpoint is bound to workspace '${bound}', but workspaceName is '${given}'. Omit workspaceName, or use /api/mcp.`);
+    throw new ValidationError(
+      `This endpoint is bound to workspace '${bound}', but workspaceName is '${given}'. Omit workspaceName, or use /api/mcp.`,
+    );
   }
   return bound;
 }

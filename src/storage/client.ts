@@ -88,7 +88,9 @@ function makeClient(settings: StorageSettings, options: TableServiceClientOption
 export function connectStorage(settings: StorageSettings, options: StorageClientOptions = {}): StorageConnection {
   const counter = new RequestCounter();
   const timeoutMs = options.timeoutMs ?? 10_000;
-  const table = makeClient(settings, { retryOptions: { maxRetries: options.maxRetries ?? 2, retryDelayInMs: 200, maxRetryDelayInMs: 1000 } });
+  const table = makeClient(settings, {
+    retryOptions: { maxRetries: options.maxRetries ?? 2, retryDelayInMs: 200, maxRetryDelayInMs: 1000 },
+  });
   table.pipeline.addPolicy(counter.policy);
   table.pipeline.addPolicy(timeoutPolicy(timeoutMs));
   const probe = makeClient(settings, { retryOptions: { maxRetries: 0 } });

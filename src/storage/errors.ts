@@ -31,7 +31,8 @@ export function classifyStorageError(error: unknown): StorageFailure {
  * the x-ms-error-code response header. Without this, TableNotFound looked like a missing row.
  */
 function serviceErrorCode(error: RestError): string | undefined {
-  const details = error.details !== null && typeof error.details === "object" ? (error.details as { errorCode?: unknown }).errorCode : undefined;
+  const details =
+    error.details !== null && typeof error.details === "object" ? (error.details as { errorCode?: unknown }).errorCode : undefined;
   return error.code ?? (typeof details === "string" ? details : undefined) ?? error.response?.headers.get("x-ms-error-code");
 }
 

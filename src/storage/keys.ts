@@ -33,7 +33,8 @@ const TAG_DEFINITION = "tag~";
 const TAG_INDEX = "tagidx~";
 
 /** Stored in each row's `kind` property, because entity and relation keys are both bare GUIDs. */
-export type RowKind = "entity" | "observation" | "edge-in" | "edge-out" | "relation" | "entity-tag" | "observation-tag" | "tag" | "tag-index";
+export type RowKind =
+  "entity" | "observation" | "edge-in" | "edge-out" | "relation" | "entity-tag" | "observation-tag" | "tag" | "tag-index";
 
 export const rowKey = {
   entity: (entityId: string) => entityId,
@@ -82,7 +83,10 @@ export const keyRange = {
   tagsOf: (target: TagTarget): KeyRange =>
     target.observationId === undefined
       ? below(`${target.entityId}${TAG_LINK}`)
-      : { from: rowKey.observation(target.entityId, target.observationId), to: `${rowKey.observation(target.entityId, target.observationId)}${SEPARATOR}${SEPARATOR}` },
+      : {
+          from: rowKey.observation(target.entityId, target.observationId),
+          to: `${rowKey.observation(target.entityId, target.observationId)}${SEPARATOR}${SEPARATOR}`,
+        },
   /** Every tag definition. */
   tagDefinitions: below(TAG_DEFINITION),
   /** The index rows of one tag (every entity and observation carrying it), or of all tags. */
@@ -97,5 +101,9 @@ export function ownerOf(key: string): string {
 
 /** A relation's rows: the canonical row, the outgoing edge (with its source) and the incoming edge (with its target). */
 export function relationRowKeys(relation: { id: string; fromEntityId: string; toEntityId: string }): [string, string, string] {
-  return [rowKey.relation(relation.id), rowKey.edgeOut(relation.fromEntityId, relation.id), rowKey.edgeIn(relation.toEntityId, relation.id)];
+  return [
+    rowKey.relation(relation.id),
+    rowKey.edgeOut(relation.fromEntityId, relation.id),
+    rowKey.edgeIn(relation.toEntityId, relation.id),
+  ];
 }

@@ -8,7 +8,22 @@ import { keyRange, type KeyRange } from "./keys.js";
  */
 
 /** Columns a read needs, per purpose; fewer columns means smaller pages. */
-export const NAMES_COLUMNS = ["RowKey", "kind", "name", "entityType", "createdAt", "updatedAt", "order", "relationId", "relationType", "fromId", "fromName", "toId", "toName", "tagName"];
+export const NAMES_COLUMNS = [
+  "RowKey",
+  "kind",
+  "name",
+  "entityType",
+  "createdAt",
+  "updatedAt",
+  "order",
+  "relationId",
+  "relationType",
+  "fromId",
+  "fromName",
+  "toId",
+  "toName",
+  "tagName",
+];
 export const SEARCH_COLUMNS = [...NAMES_COLUMNS, "content", "observationId"];
 
 /** Bounded by the entity's range (so the service scans only that), then narrowed to the entity row and the edges. */

@@ -28,7 +28,12 @@ export function update({ now, actor }: Stamp) {
 }
 
 /** A new entity row, with its position in the call that creates it (see orderKey). */
-export function entityRow(workspace: string, entity: { id: string; name: string; entityType: string; metadata?: unknown }, stamp: Stamp, position: number): Row {
+export function entityRow(
+  workspace: string,
+  entity: { id: string; name: string; entityType: string; metadata?: unknown },
+  stamp: Stamp,
+  position: number,
+): Row {
   const row: EntityRow = {
     kind: "entity",
     name: entity.name,
@@ -41,7 +46,13 @@ export function entityRow(workspace: string, entity: { id: string; name: string;
 }
 
 /** The observation rows for contents not already stored (nor repeated within `contents`), in order. */
-export function newObservationRows(workspace: string, entityId: string, contents: readonly string[], stored: Set<string>, { now, actor }: Stamp) {
+export function newObservationRows(
+  workspace: string,
+  entityId: string,
+  contents: readonly string[],
+  stored: Set<string>,
+  { now, actor }: Stamp,
+) {
   const seen = new Set(stored);
   const added: string[] = [];
   const rows: Row[] = [];
@@ -50,7 +61,14 @@ export function newObservationRows(workspace: string, entityId: string, contents
     if (seen.has(key)) continue;
     seen.add(key);
     added.push(content);
-    const row: ObservationRow = { kind: "observation", entityId, content, order: orderKey(now, added.length), createdAt: now, createdBy: actor };
+    const row: ObservationRow = {
+      kind: "observation",
+      entityId,
+      content,
+      order: orderKey(now, added.length),
+      createdAt: now,
+      createdBy: actor,
+    };
     rows.push({ partitionKey: workspace, rowKey: key, ...row });
   }
   return { added, rows };

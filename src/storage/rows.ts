@@ -102,7 +102,6 @@ function authorship(row: StoredRow): { createdBy?: string; updatedBy?: string } 
   };
 }
 
-
 export function toEntity(row: StoredRow, observations: string[], tags: Pick<Entity, "tags" | "observationTags">): Entity {
   return {
     id: text(row.rowKey),
@@ -157,7 +156,11 @@ export function orderedObservations(rows: StoredRow[]): string[] {
 }
 
 /** The entity's own tag names, and each tagged observation's tag names by content, all sorted. */
-function tagsOf(entityId: string, rows: readonly StoredRow[], observations: readonly StoredRow[]): Pick<Entity, "tags" | "observationTags"> {
+function tagsOf(
+  entityId: string,
+  rows: readonly StoredRow[],
+  observations: readonly StoredRow[],
+): Pick<Entity, "tags" | "observationTags"> {
   const sorted = (names: string[]) => names.sort(compareText);
   const tags = sorted(rows.filter((row) => kindOf(row) === "entity-tag").map((row) => text(row.tagName)));
   const contentByKey = new Map(observations.map((row) => [text(row.rowKey), text(row.content)]));

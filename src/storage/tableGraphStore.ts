@@ -93,7 +93,11 @@ export class TableGraphStore implements GraphStore {
     const stamp = stampOf(actor);
     const guards = [write.fromEntityId, write.toEntityId];
     // Try to create first, so createdAt and createdBy are written exactly once; fall back to a merge if it exists.
-    const createRows = relationRows(workspace, write, { metadata: JSON.stringify(write.metadata ?? {}), ...creation(stamp), order: orderKey(stamp.now, 1) });
+    const createRows = relationRows(workspace, write, {
+      metadata: JSON.stringify(write.metadata ?? {}),
+      ...creation(stamp),
+      order: orderKey(stamp.now, 1),
+    });
     try {
       await this.transactUnit(workspace, { actions: createRows.map((row): TransactionAction => ["create", row]), guards });
       return { created: true };
@@ -102,7 +106,10 @@ export class TableGraphStore implements GraphStore {
       if (failure === "not-found") throw new NotFoundError("A relation endpoint does not exist.");
       if (failure !== "entity-exists") throw toMemoryError(error);
     }
-    const mergeRows = relationRows(workspace, write, { ...update(stamp), ...(write.metadata !== undefined ? { metadata: JSON.stringify(write.metadata) } : {}) });
+    const mergeRows = relationRows(workspace, write, {
+      ...update(stamp),
+      ...(write.metadata !== undefined ? { metadata: JSON.stringify(write.metadata) } : {}),
+    });
     try {
       await this.transactUnit(workspace, { actions: mergeRows.map((row): TransactionAction => ["upsert", row, "Merge"]), guards });
       return { created: false };
@@ -123,7 +130,9 @@ export class TableGraphStore implements GraphStore {
     const range = options.after === undefined ? keyRange.graph : keyRange.after(options.after);
     // Only outgoing edges: each relation then comes with its source entity, so paging returns it exactly once.
     const nodes =
-      options.mode === "names" ? this.scan(graphFilter(workspace, range, "names"), NAMES_COLUMNS) : this.scan(graphFilter(workspace, range, "full"));
+      options.mode === "names"
+        ? this.scan(graphFilter(workspace, range, "names"), NAMES_COLUMNS)
+        : this.scan(graphFilter(workspace, range, "full"));
     const page: StoredPage = { entities: [], relations: [] };
     for await (const node of nodes) {
       if (options.limit !== undefined && page.entities.length >= options.limit) {
@@ -148,7 +157,12 @@ export class TableGraphStore implements GraphStore {
     yield* this.scan(entityScanFilter(workspace), SEARCH_COLUMNS);
   }
 
-  async createEntities(workspace: string, actor: Actor, entities: readonly NewEntity[], progress?: Progress): Promise<{ created: string[] }> {
+  async createEntities(
+    workspace: string,
+    actor: Actor,
+    entities: readonly NewEntity[],
+    progress?: Progress,
+  ): Promise<{ created: string[] }> {
     await this.storage.ensureTable();
     const stamp = stampOf(actor);
     const created: string[] = [];
@@ -196,14 +210,23 @@ export class TableGraphStore implements GraphStore {
     return { created };
   }
 
-  async addObservations(workspace: string, actor: Actor, changes: readonly ObservationChange[]): Promise<{ missing: string[]; added: Map<string, string[]> }> {
+  async addObservations(
+    workspace: string,
+    actor: Actor,
+    changes: readonly ObservationChange[],
+  ): Promise<{ missing: string[]; added: Map<string, string[]> }> {
     await this.storage.ensureTable();
     const wanted = mergeChanges(changes);
     const ids = [...wanted.keys()];
     const committed = new Set<string>(); // observation row keys written by this call
     const result = () => ({
       missing: [] as string[],
-      added: new Map(ids.map((id) => [id, (wanted.get(id) ?? []).filter((content) => committed.has(rowKey.observation(id, observationId(id, content))))])),
+      added: new Map(
+        ids.map((id) => [
+          id,
+          (wanted.get(id) ?? []).filter((content) => committed.has(rowKey.observation(id, observationId(id, content)))),
+        ]),
+      ),
     });
     for (let attempt = 1; ; attempt++) {
       const ranges = await Promise.all(ids.map((id) => this.queryRange(workspace, keyRange.entityWithObservations(id))));
@@ -214,7 +237,10 @@ export class TableGraphStore implements GraphStore {
         const { rows } = newObservationRows(workspace, id, wanted.get(id) ?? [], storedKeys(ranges[i]!), stamp);
         // `create`, not upsert: if a concurrent call adds the same content, one of us learns it (409) and reports it not added.
         // One slot of each transaction is the entity's guard.
-        return chunkActions(rows.map((row): TransactionAction => ["create", row]), LIMITS.batchOperations - 1).map((actions) => ({ actions, guards: [id] }));
+        return chunkActions(
+          rows.map((row): TransactionAction => ["create", row]),
+          LIMITS.batchOperations - 1,
+        ).map((actions) => ({ actions, guards: [id] }));
       });
       try {
         await forEachLimited(pack(workspace, units), CONCURRENCY, async (batch) => {
@@ -242,9 +268,11 @@ export class TableGraphStore implements GraphStore {
     const units: RelationUnit[] = distinct
       .map((relation, i) => ({
         relation,
-        actions: relationRows(workspace, relation, { metadata: JSON.stringify(relation.metadata ?? {}), ...creation(stamp), order: orderKey(stamp.now, i + 1) }).map(
-          (row): TransactionAction => ["create", row],
-        ),
+        actions: relationRows(workspace, relation, {
+          metadata: JSON.stringify(relation.metadata ?? {}),
+          ...creation(stamp),
+          order: orderKey(stamp.now, i + 1),
+        }).map((row): TransactionAction => ["create", row]),
         guards: [relation.fromEntityId, relation.toEntityId],
       }))
       // Relations that share a source go together, so they share its guard.
@@ -292,7 +320,9 @@ export class TableGraphStore implements GraphStore {
       const ranges = await Promise.all(ids.map((id) => this.queryRange(workspace, keyRange.entityWithObservations(id))));
       try {
         const entities = ids.map((id, i) => ({ id, rows: ranges[i]! }));
-        await forEachLimited(entities, CONCURRENCY, ({ id, rows }) => this.deleteObservationRows(workspace, id, rows, wanted.get(id) ?? []));
+        await forEachLimited(entities, CONCURRENCY, ({ id, rows }) =>
+          this.deleteObservationRows(workspace, id, rows, wanted.get(id) ?? []),
+        );
         return;
       } catch (error) {
         // 404: a row went away (a concurrent delete). Read again.
@@ -308,7 +338,9 @@ export class TableGraphStore implements GraphStore {
       const stored = await Promise.all(distinct.map((relation) => this.pointRead(workspace, rowKey.relation(relation.id))));
       const units = distinct
         .filter((_, i) => stored[i] !== undefined)
-        .map((relation): Unit => ({ actions: relationRowKeys(relation).map((key): TransactionAction => ["delete", { partitionKey: workspace, rowKey: key }]) }));
+        .map((relation): Unit => ({
+          actions: relationRowKeys(relation).map((key): TransactionAction => ["delete", { partitionKey: workspace, rowKey: key }]),
+        }));
       try {
         await forEachLimited(pack(workspace, units), CONCURRENCY, (batch) => this.transact(batch.actions));
         return;
@@ -326,9 +358,15 @@ export class TableGraphStore implements GraphStore {
    * row is gone no tag can be hung on it; a tag hung on it after the read, before the delete, is found
    * by reading the range again, and deleted with its index row.
    */
-  private async deleteObservationRows(workspace: string, entityId: string, rows: readonly StoredRow[], contents: readonly string[]): Promise<void> {
+  private async deleteObservationRows(
+    workspace: string,
+    entityId: string,
+    rows: readonly StoredRow[],
+    contents: readonly string[],
+  ): Promise<void> {
     const doomed = new Set(contents.map((content) => rowKey.observation(entityId, observationId(entityId, content))));
-    const ownKey = (row: StoredRow) => (kindOf(row) === "observation" ? String(row.rowKey) : rowKey.observation(entityId, String(row.observationId)));
+    const ownKey = (row: StoredRow) =>
+      kindOf(row) === "observation" ? String(row.rowKey) : rowKey.observation(entityId, String(row.observationId));
     const victims = (range: readonly StoredRow[]) =>
       range.filter((row) => (kindOf(row) === "observation" || kindOf(row) === "observation-tag") && doomed.has(ownKey(row)));
     const first = victims(rows);
@@ -394,7 +432,9 @@ export class TableGraphStore implements GraphStore {
   private async *scan(filter: string, select?: string[]): AsyncGenerator<EntityNode> {
     let group: StoredRow[] = [];
     let owner: string | undefined;
-    const pages = this.table.listEntities<Record<string, unknown>>({ queryOptions: { filter, ...(select ? { select } : {}) } }).byPage({ maxPageSize: PAGE_SIZE });
+    const pages = this.table
+      .listEntities<Record<string, unknown>>({ queryOptions: { filter, ...(select ? { select } : {}) } })
+      .byPage({ maxPageSize: PAGE_SIZE });
     const iterator = pages[Symbol.asyncIterator]();
     for (;;) {
       let next: IteratorResult<StoredRow[]>;
@@ -487,4 +527,3 @@ function deletionUnits(workspace: string, rows: readonly StoredRow[]): Unit[] {
     .map((row): Unit => ({ actions: [remove(String(row.rowKey))] }));
   return [...relationUnits, ...tagUnits, ...singles];
 }
-

@@ -29,7 +29,9 @@ export async function pointRead(table: TableClient, workspace: string, key: stri
 export async function query(table: TableClient, filter: string, select?: string[]): Promise<StoredRow[]> {
   const rows: StoredRow[] = [];
   try {
-    const pages = table.listEntities<Record<string, unknown>>({ queryOptions: { filter, ...(select ? { select } : {}) } }).byPage({ maxPageSize: PAGE_SIZE });
+    const pages = table
+      .listEntities<Record<string, unknown>>({ queryOptions: { filter, ...(select ? { select } : {}) } })
+      .byPage({ maxPageSize: PAGE_SIZE });
     for await (const page of pages) rows.push(...page);
   } catch (error) {
     throw toMemoryError(error);

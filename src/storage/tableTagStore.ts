@@ -82,7 +82,10 @@ export class TableTagStore implements TagStore {
       const links = linksOf(target, rows).filter((row) => wanted.has(text(row.tagId)));
       const removed = new Set(links.map((row) => text(row.tagId)));
       try {
-        await transact(this.table, links.flatMap((row) => pairDeletion(workspace, row)));
+        await transact(
+          this.table,
+          links.flatMap((row) => pairDeletion(workspace, row)),
+        );
         return { status: "done", tags: tags.filter((tag) => removed.has(tag.id)).map((tag) => tag.name) };
       } catch (error) {
         // 404: a concurrent call removed one of them, or deleted the entity or observation. Read again.
@@ -96,7 +99,9 @@ export class TableTagStore implements TagStore {
     const index = await queryRange(this.table, workspace, keyRange.tagIndex(tagId), INDEX_COLUMNS);
     const names = new Map(index.map((row) => [text(row.entityId), text(row.entityName)]));
     const ids = [...names.keys()].sort((a, b) => compareText(names.get(a)!, names.get(b)!) || compareText(a, b));
-    const nodes = await Promise.all(ids.slice(0, limit).map(async (id) => assembleEntity(await queryRange(this.table, workspace, keyRange.wholeEntity(id)))));
+    const nodes = await Promise.all(
+      ids.slice(0, limit).map(async (id) => assembleEntity(await queryRange(this.table, workspace, keyRange.wholeEntity(id)))),
+    );
     // An entity deleted between the two reads is left out.
     return { nodes: nodes.filter((node): node is EntityNode => node !== undefined), total: ids.length };
   }
@@ -106,7 +111,10 @@ export class TableTagStore implements TagStore {
     return (await queryRange(this.table, workspace, keyRange.tagDefinitions)).map(toTagDefinition);
   }
 
-  async defineTag(workspace: string, tag: TagRef & { category?: string; description?: string }): Promise<{ tag: TagDefinition; created: boolean }> {
+  async defineTag(
+    workspace: string,
+    tag: TagRef & { category?: string; description?: string },
+  ): Promise<{ tag: TagDefinition; created: boolean }> {
     await this.storage.ensureTable();
     const key = rowKey.tag(tag.id);
     for (let attempt = 1; ; attempt++) {
@@ -129,11 +137,15 @@ export class TableTagStore implements TagStore {
         // On the ETag read, so the values returned for what was not given are the stored ones.
         await this.table.updateEntity({ partitionKey: workspace, rowKey: key, ...changes }, "Merge", { etag: stored.etag });
         const before = toTagDefinition(stored);
-        return { tag: { name: tag.name, category: tag.category ?? before.category, description: tag.description ?? before.description }, created: false };
+        return {
+          tag: { name: tag.name, category: tag.category ?? before.category, description: tag.description ?? before.description },
+          created: false,
+        };
       } catch (error) {
         const failure = classifyStorageError(error);
         // Created, changed or deleted concurrently: read again.
-        if ((failure !== "entity-exists" && failure !== "precondition-failed" && failure !== "not-found") || attempt >= MAX_ATTEMPTS) throw toMemoryError(error);
+        if ((failure !== "entity-exists" && failure !== "precondition-failed" && failure !== "not-found") || attempt >= MAX_ATTEMPTS)
+          throw toMemoryError(error);
       }
     }
   }
@@ -145,7 +157,9 @@ export class TableTagStore implements TagStore {
       queryRange(this.table, workspace, keyRange.tagIndex(), ["tagName", "observationId"]),
     ]);
     // Counted by name: a tag's id is derived from its name, so the two are one-to-one.
-    const usage = new Map<string, TagUsage>(definitions.map((row) => [text(row.name), { ...toTagDefinition(row), entities: 0, observations: 0 }]));
+    const usage = new Map<string, TagUsage>(
+      definitions.map((row) => [text(row.name), { ...toTagDefinition(row), entities: 0, observations: 0 }]),
+    );
     for (const row of index) {
       const name = text(row.tagName);
       const counts = usage.get(name) ?? { name, category: "", description: "", entities: 0, observations: 0 };
@@ -160,7 +174,11 @@ export class TableTagStore implements TagStore {
     await this.storage.ensureTable();
     const outcome = { deleted: new Set<string>(), entities: 0, observations: 0 };
     await forEachLimited(tags, CONCURRENCY, (tag) => this.deleteTag(workspace, tag, outcome));
-    return { deleted: tags.filter((tag) => outcome.deleted.has(tag.id)).map((tag) => tag.name), entities: outcome.entities, observations: outcome.observations };
+    return {
+      deleted: tags.filter((tag) => outcome.deleted.has(tag.id)).map((tag) => tag.name),
+      entities: outcome.entities,
+      observations: outcome.observations,
+    };
   }
 
   // ---- primitives -------------------------------------------------------------------------
@@ -170,7 +188,11 @@ export class TableTagStore implements TagStore {
    * definition in the same transaction as the link, so a link added after the definition was read makes
    * that delete fail, and the index is read again: no link outlives its definition.
    */
-  private async deleteTag(workspace: string, tag: TagRef, outcome: { deleted: Set<string>; entities: number; observations: number }): Promise<void> {
+  private async deleteTag(
+    workspace: string,
+    tag: TagRef,
+    outcome: { deleted: Set<string>; entities: number; observations: number },
+  ): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       const definition = await pointRead(this.table, workspace, rowKey.tag(tag.id));
       const index = await queryRange(this.table, workspace, keyRange.tagIndex(tag.id), INDEX_COLUMNS);
@@ -226,4 +248,3 @@ function pairDeletion(workspace: string, row: StoredRow): TransactionAction[] {
   const pair = tagPairOf(row);
   return pair ? [deleteAction(workspace, pair.link), deleteAction(workspace, pair.index)] : [];
 }
-

@@ -35,9 +35,15 @@ export async function refusal(baseUrl: string, path: string, headers: Record<str
     thrown = error;
   }
   if (thrown === undefined || last === undefined) throw new Error(`Expected ${path} to refuse the client, but it connected.`);
-  if (!(thrown instanceof StreamableHTTPError) || thrown.code !== last.status) throw new Error(`Unexpected client error: ${String(thrown)}`);
+  if (!(thrown instanceof StreamableHTTPError) || thrown.code !== last.status)
+    throw new Error(`Unexpected client error: ${String(thrown)}`);
   const response = last.clone();
-  return { status: last.status, wwwAuthenticate: last.headers.get("www-authenticate"), body: (await last.json()) as Record<string, unknown>, response };
+  return {
+    status: last.status,
+    wwwAuthenticate: last.headers.get("www-authenticate"),
+    body: (await last.json()) as Record<string, unknown>,
+    response,
+  };
 }
 
 export const TEST_TENANT = "11111111-2222-3333-4444-555555555555";
@@ -73,7 +79,9 @@ export async function startTestIssuer(): Promise<TestIssuer> {
       const now = Math.floor(Date.now() / 1000);
       const payload: Record<string, unknown> = { iss: TEST_ISSUER, aud: TEST_AUDIENCE, iat: now, nbf: now, exp: now + 600, ...claims };
       for (const [name, value] of Object.entries(payload)) if (value === null) delete payload[name];
-      return new SignJWT(payload as JWTPayload).setProtectedHeader({ alg: "RS256", kid: options.kid ?? KID, typ: "JWT" }).sign(options.key ?? privateKey);
+      return new SignJWT(payload as JWTPayload)
+        .setProtectedHeader({ alg: "RS256", kid: options.kid ?? KID, typ: "JWT" })
+        .sign(options.key ?? privateKey);
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };

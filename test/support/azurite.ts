@@ -45,7 +45,17 @@ export function freePort(): Promise<number> {
 function launch(port: number, location: string | undefined): Promise<ChildProcess> {
   const main = createRequire(import.meta.url).resolve("azurite/dist/src/table/main.js");
   const storage = location ? ["--location", location] : ["--inMemoryPersistence"];
-  const args = [main, "--tableHost", "127.0.0.1", "--tablePort", String(port), ...storage, "--skipApiVersionCheck", "--disableTelemetry", "--silent"];
+  const args = [
+    main,
+    "--tableHost",
+    "127.0.0.1",
+    "--tablePort",
+    String(port),
+    ...storage,
+    "--skipApiVersionCheck",
+    "--disableTelemetry",
+    "--silent",
+  ];
   // If this process dies without stopping Azurite (a killed test run), Azurite is re-parented; it
   // notices and exits instead of lingering as an orphan on its port. (Not an IPC channel: Azurite
   // listens for messages, which would keep it alive after its own graceful shutdown.)

@@ -28,9 +28,17 @@ export async function runCliCaptured(args: string[], options: { env?: NodeJS.Pro
 /** A server-memory file of `n` entities (one observation each) and 2n relations between them. */
 export function generatedGraph(n: number): string {
   const lines: string[] = [];
-  for (let i = 0; i < n; i++) lines.push(JSON.stringify({ type: "entity", name: `entity ${i}`, entityType: `type ${i % 7}`, observations: [`fact ${i}`] }));
+  for (let i = 0; i < n; i++)
+    lines.push(JSON.stringify({ type: "entity", name: `entity ${i}`, entityType: `type ${i % 7}`, observations: [`fact ${i}`] }));
   for (let i = 0; i < 2 * n; i++) {
-    lines.push(JSON.stringify({ type: "relation", from: `entity ${i % n}`, to: `entity ${(i * 7 + 1) % n}`, relationType: i < n ? "links" : "cites" }));
+    lines.push(
+      JSON.stringify({
+        type: "relation",
+        from: `entity ${i % n}`,
+        to: `entity ${(i * 7 + 1) % n}`,
+        relationType: i < n ? "links" : "cites",
+      }),
+    );
   }
   return lines.join("\n");
 }
@@ -38,7 +46,9 @@ export function generatedGraph(n: number): string {
 /** How many rows of each kind a workspace holds, read straight from the table. */
 export async function kindCounts(table: TableClient, workspace: string): Promise<Record<string, number>> {
   const counts: Record<string, number> = {};
-  for await (const row of table.listEntities<{ kind: string }>({ queryOptions: { filter: odata`PartitionKey eq ${workspace}`, select: ["kind"] } })) {
+  for await (const row of table.listEntities<{ kind: string }>({
+    queryOptions: { filter: odata`PartitionKey eq ${workspace}`, select: ["kind"] },
+  })) {
     counts[row.kind] = (counts[row.kind] ?? 0) + 1;
   }
   return counts;

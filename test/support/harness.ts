@@ -15,7 +15,8 @@ export const TEST_TABLE = DEFAULT_TABLE_NAME;
 
 export function testConnectionString(): string {
   const value = process.env.TEST_STORAGE_CONNECTION_STRING;
-  if (!value) throw new Error("TEST_STORAGE_CONNECTION_STRING is not set: run the tests with `npm test` (jest globalSetup starts Azurite).");
+  if (!value)
+    throw new Error("TEST_STORAGE_CONNECTION_STRING is not set: run the tests with `npm test` (jest globalSetup starts Azurite).");
   return value;
 }
 
@@ -40,7 +41,12 @@ export async function startTestServer(
   options: { connectionString?: string; storage?: StorageClientOptions; env?: Record<string, string> } = {},
 ): Promise<TestServer> {
   const storage = connectStorage(
-    { kind: "connectionString", connectionString: options.connectionString ?? testConnectionString(), tableName: TEST_TABLE, source: "test" },
+    {
+      kind: "connectionString",
+      connectionString: options.connectionString ?? testConnectionString(),
+      tableName: TEST_TABLE,
+      source: "test",
+    },
     options.storage,
   );
   const logs: ToolCallLog[] = [];

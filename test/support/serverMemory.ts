@@ -16,8 +16,17 @@ export interface ServerMemory extends McpTestClient {
 export async function startServerMemory(): Promise<ServerMemory> {
   const folder = await mkdtemp(join(tmpdir(), "server-memory-"));
   const file = join(folder, "memory.jsonl");
-  const entry = join(dirname(createRequire(import.meta.url).resolve("@modelcontextprotocol/server-memory/package.json")), "dist", "index.js");
-  const transport = new StdioClientTransport({ command: process.execPath, args: [entry], env: { MEMORY_FILE_PATH: file }, stderr: "ignore" });
+  const entry = join(
+    dirname(createRequire(import.meta.url).resolve("@modelcontextprotocol/server-memory/package.json")),
+    "dist",
+    "index.js",
+  );
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [entry],
+    env: { MEMORY_FILE_PATH: file },
+    stderr: "ignore",
+  });
   const client = new Client({ name: "central-memory-parity", version: "1.0.0" });
   await client.connect(transport);
   await client.listTools(); // so callTool validates structuredContent against its output schemas, as for ours

@@ -37,19 +37,28 @@ export function createAuthenticator(mode: AuthMode): Authenticate {
     let credential: string | undefined;
     if (authorization !== null) {
       const match = /^Bearer[ ]+(\S+)\s*$/i.exec(authorization);
-      if (!match) return { ok: false, status: 401, error: "invalid_request", message: `Send the credential as 'Authorization: Bearer <${accepted}>'.` };
+      if (!match)
+        return {
+          ok: false,
+          status: 401,
+          error: "invalid_request",
+          message: `Send the credential as 'Authorization: Bearer <${accepted}>'.`,
+        };
       credential = match[1];
     } else if (verifyKey) {
       credential = request.headers.get("x-api-key")?.trim() || undefined;
     }
-    if (credential === undefined) return { ok: false, status: 401, message: `This server requires ${accepted}, sent as 'Authorization: Bearer <credential>'.` };
+    if (credential === undefined)
+      return { ok: false, status: 401, message: `This server requires ${accepted}, sent as 'Authorization: Bearer <credential>'.` };
 
     const keyPrincipal = verifyKey?.(credential);
     if (keyPrincipal) return { ok: true, principal: keyPrincipal };
     if (verifyToken && authorization !== null && (COMPACT_JWS.test(credential) || !verifyKey)) {
       const checked = await verifyToken(credential);
       if (checked.ok) return checked;
-      return checked.problem === "invalid" ? { ok: false, status: 401, error: "invalid_token", message: checked.message } : { ok: false, status: 503, message: checked.message };
+      return checked.problem === "invalid"
+        ? { ok: false, status: 401, error: "invalid_token", message: checked.message }
+        : { ok: false, status: 503, message: checked.message };
     }
     return { ok: false, status: 401, error: "invalid_token", message: "The API key is not recognised." };
   };

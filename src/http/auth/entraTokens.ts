@@ -58,7 +58,12 @@ function grantsFor(settings: EntraSettings, payload: JWTPayload): Grant[] {
   const groups = texts(payload.groups);
   const oid = text(payload.oid);
   return settings.grants
-    .filter((grant) => (grant.role !== undefined && roles.includes(grant.role)) || (grant.group !== undefined && groups.includes(grant.group)) || (grant.oid !== undefined && grant.oid === oid))
+    .filter(
+      (grant) =>
+        (grant.role !== undefined && roles.includes(grant.role)) ||
+        (grant.group !== undefined && groups.includes(grant.group)) ||
+        (grant.oid !== undefined && grant.oid === oid),
+    )
     .map((grant) => ({ workspaces: grant.workspaces, access: grant.access }));
 }
 
@@ -68,7 +73,8 @@ function failure(error: unknown): TokenCheck {
     return { ok: false, problem: "unavailable", message: "The token's signing keys could not be fetched. Retry shortly." };
   }
   if (error instanceof errors.JWTExpired) return { ok: false, problem: "invalid", message: "The token has expired." };
-  if (error instanceof errors.JWTClaimValidationFailed) return { ok: false, problem: "invalid", message: `The token's ${error.claim} claim is not accepted.` };
+  if (error instanceof errors.JWTClaimValidationFailed)
+    return { ok: false, problem: "invalid", message: `The token's ${error.claim} claim is not accepted.` };
   return { ok: false, problem: "invalid", message: "The token is not a valid, signed Entra ID access token." };
 }
 

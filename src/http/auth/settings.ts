@@ -81,8 +81,10 @@ export const apiKeyEntries = z
     const ids = new Set<string>();
     const hashes = new Set<string>();
     entries.forEach((entry, index) => {
-      if (ids.has(entry.id)) ctx.addIssue({ code: "custom", path: [index, "id"], message: `'${entry.id}' is used twice; key ids must be unique` });
-      if (hashes.has(entry.sha256)) ctx.addIssue({ code: "custom", path: [index, "sha256"], message: "is used twice; each key needs its own" });
+      if (ids.has(entry.id))
+        ctx.addIssue({ code: "custom", path: [index, "id"], message: `'${entry.id}' is used twice; key ids must be unique` });
+      if (hashes.has(entry.sha256))
+        ctx.addIssue({ code: "custom", path: [index, "sha256"], message: "is used twice; each key needs its own" });
       ids.add(entry.id);
       hashes.add(entry.sha256);
     });
@@ -91,7 +93,12 @@ export const apiKeyEntries = z
 const entraGrantList = z
   .array(
     z
-      .strictObject({ role: z.string().min(1).optional(), group: z.string().min(1).optional(), oid: z.string().min(1).optional(), ...grantFields })
+      .strictObject({
+        role: z.string().min(1).optional(),
+        group: z.string().min(1).optional(),
+        oid: z.string().min(1).optional(),
+        ...grantFields,
+      })
       .refine((grant) => [grant.role, grant.group, grant.oid].filter((value) => value !== undefined).length === 1, {
         message: "give exactly one of role, group or oid",
       }),
@@ -105,14 +112,22 @@ export function readAuthSettings(env: NodeJS.ProcessEnv = process.env, where: Au
     const origin = originOf(value);
     if (origin === undefined) {
       const expected = "comma-separated origins like https://app.example.com (scheme, host, optional port; no path)";
-      problems.push({ setting: "MEMORY_ALLOWED_ORIGINS", expected, message: `MEMORY_ALLOWED_ORIGINS: '${value}' is not an origin like https://app.example.com (scheme, host, optional port; no path).` });
+      problems.push({
+        setting: "MEMORY_ALLOWED_ORIGINS",
+        expected,
+        message: `MEMORY_ALLOWED_ORIGINS: '${value}' is not an origin like https://app.example.com (scheme, host, optional port; no path).`,
+      });
     }
     return origin === undefined ? [] : [origin];
   });
   const publicValue = env.MEMORY_PUBLIC_URL?.trim();
   const publicUrl = publicValue ? originOf(publicValue) : undefined;
   if (publicValue && publicUrl === undefined) {
-    problems.push({ setting: "MEMORY_PUBLIC_URL", expected: "scheme://host[:port] with no path", message: `MEMORY_PUBLIC_URL: '${publicValue}' must be scheme://host[:port] with no path.` });
+    problems.push({
+      setting: "MEMORY_PUBLIC_URL",
+      expected: "scheme://host[:port] with no path",
+      message: `MEMORY_PUBLIC_URL: '${publicValue}' must be scheme://host[:port] with no path.`,
+    });
   }
   if (problems.length > 0) throw new InvalidSettingsError(problems, "Invalid authentication settings");
   return { mode, allowedOrigins, ...(publicUrl ? { publicUrl } : {}) };
@@ -146,7 +161,11 @@ function readApiKeys(env: NodeJS.ProcessEnv, problems: SettingProblem[]): ApiKey
   }
   if (!inline && !file) {
     const message = "MEMORY_AUTH includes keys, but neither MEMORY_API_KEYS nor MEMORY_API_KEYS_FILE is set.";
-    problems.push({ setting: "MEMORY_API_KEYS", expected: "the JSON list of keys (or MEMORY_API_KEYS_FILE), since MEMORY_AUTH includes keys", message });
+    problems.push({
+      setting: "MEMORY_API_KEYS",
+      expected: "the JSON list of keys (or MEMORY_API_KEYS_FILE), since MEMORY_AUTH includes keys",
+      message,
+    });
     return undefined;
   }
   let text = inline;
@@ -175,8 +194,14 @@ function readEntra(env: NodeJS.ProcessEnv, problems: SettingProblem[]): EntraSet
   const jwksUrl = env.MEMORY_ENTRA_JWKS_URL?.trim() || (authority && `${authority}/discovery/v2.0/keys`);
   if (!issuer || !jwksUrl) missingForEntra("MEMORY_ENTRA_TENANT_ID", undefined, problems);
   const httpsUrl = "an https URL (http only on a loopback address)";
-  if (issuer && !safeUrl(issuer)) problems.push({ setting: "MEMORY_ENTRA_ISSUER", expected: httpsUrl, message: `MEMORY_ENTRA_ISSUER: '${issuer}' must be ${httpsUrl}.` });
-  if (jwksUrl && !safeUrl(jwksUrl)) problems.push({ setting: "MEMORY_ENTRA_JWKS_URL", expected: httpsUrl, message: `MEMORY_ENTRA_JWKS_URL: '${jwksUrl}' must be ${httpsUrl}.` });
+  if (issuer && !safeUrl(issuer))
+    problems.push({ setting: "MEMORY_ENTRA_ISSUER", expected: httpsUrl, message: `MEMORY_ENTRA_ISSUER: '${issuer}' must be ${httpsUrl}.` });
+  if (jwksUrl && !safeUrl(jwksUrl))
+    problems.push({
+      setting: "MEMORY_ENTRA_JWKS_URL",
+      expected: httpsUrl,
+      message: `MEMORY_ENTRA_JWKS_URL: '${jwksUrl}' must be ${httpsUrl}.`,
+    });
   const audiences = list(env.MEMORY_ENTRA_AUDIENCE);
   if (audiences.length === 0) missingForEntra("MEMORY_ENTRA_AUDIENCE", "the app's client id or Application ID URI", problems);
   const grantsText = env.MEMORY_ENTRA_GRANTS?.trim();
@@ -190,7 +215,11 @@ function readEntra(env: NodeJS.ProcessEnv, problems: SettingProblem[]): EntraSet
 /** A setting entra needs, unset; `what` describes it when its name does not say enough. */
 function missingForEntra(setting: string, what: string | undefined, problems: SettingProblem[]): void {
   const named = what ? `${setting} (${what})` : setting;
-  problems.push({ setting, expected: `set, since MEMORY_AUTH includes entra${what ? `: ${what}` : ""}`, message: `MEMORY_AUTH includes entra, but ${named} is not set.` });
+  problems.push({
+    setting,
+    expected: `set, since MEMORY_AUTH includes entra${what ? `: ${what}` : ""}`,
+    message: `MEMORY_AUTH includes entra, but ${named} is not set.`,
+  });
 }
 
 /**
@@ -209,7 +238,11 @@ function parseJson<T>(setting: string, text: string, schema: z.ZodType<T>, probl
   if (parsed.success) return parsed.data;
   for (const issue of parsed.error.issues.slice(0, 10)) {
     const path = issue.path.map((part) => (typeof part === "number" ? `[${part}]` : `.${String(part)}`)).join("");
-    problems.push({ setting, expected: `${path ? `${path.replace(/^\./, "")}: ` : ""}${issue.message}`, message: `${setting}${path}: ${issue.message}` });
+    problems.push({
+      setting,
+      expected: `${path ? `${path.replace(/^\./, "")}: ` : ""}${issue.message}`,
+      message: `${setting}${path}: ${issue.message}`,
+    });
   }
   return undefined;
 }

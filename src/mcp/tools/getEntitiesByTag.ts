@@ -15,7 +15,13 @@ export const getEntitiesByTag = defineTool({
     `At most \`limit\` entities (default ${DEFAULT_TAGGED_LIMIT}), by name; \`total\` says how many carry the tag. An unknown tag finds nothing.`,
   input: {
     tagName,
-    limit: z.number().int().min(1).max(LIMITS.itemsPerCall).optional().describe(`Most entities to return (default ${DEFAULT_TAGGED_LIMIT}), by name.`),
+    limit: z
+      .number()
+      .int()
+      .min(1)
+      .max(LIMITS.itemsPerCall)
+      .optional()
+      .describe(`Most entities to return (default ${DEFAULT_TAGGED_LIMIT}), by name.`),
   },
   output: {
     tagName: z.string(),

@@ -36,7 +36,11 @@ export const getEntityRelations = defineTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async handler(args, { memory, workspace }) {
     if (args.entityId === undefined && args.entityName === undefined) throw new ValidationError("Give entityId or entityName.");
-    const { entityId: id, relations } = await memory.getEntityRelations(workspace, { id: args.entityId, name: args.entityName }, args.direction);
+    const { entityId: id, relations } = await memory.getEntityRelations(
+      workspace,
+      { id: args.entityId, name: args.entityName },
+      args.direction,
+    );
     return {
       success: true as const,
       workspaceName: workspace,

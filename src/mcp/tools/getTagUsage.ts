@@ -22,7 +22,13 @@ export const getTagUsage = defineTool({
   async handler(_args, { memory, workspace }) {
     const usage = await memory.tags.usage(workspace);
     return {
-      tags: usage.map((tag) => ({ name: tag.name, category: tag.category, entities: tag.entities, observations: tag.observations, total: tag.entities + tag.observations })),
+      tags: usage.map((tag) => ({
+        name: tag.name,
+        category: tag.category,
+        entities: tag.entities,
+        observations: tag.observations,
+        total: tag.entities + tag.observations,
+      })),
     };
   },
 });

@@ -18,7 +18,9 @@ export const searchNodes = defineTool({
       .min(1)
       .max(LIMITS.itemsPerCall)
       .optional()
-      .describe(`Most entities to return (default ${DEFAULT_SEARCH_LIMIT}), best first: name matches, then type, then observation matches.`),
+      .describe(
+        `Most entities to return (default ${DEFAULT_SEARCH_LIMIT}), best first: name matches, then type, then observation matches.`,
+      ),
   },
   ...officialGraphAnswer,
   async handler(args, { memory, workspace, toolsets }) {

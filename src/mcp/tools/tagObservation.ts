@@ -13,6 +13,9 @@ export const tagObservation = defineTool({
   output: { entityName: z.string(), addedTags: z.array(z.string()).describe("The tags the observation did not carry before this call.") },
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async handler(args, { memory, workspace }) {
-    return { entityName: args.entityName, addedTags: await memory.tags.tagObservation(workspace, args.entityName, args.observationContent, args.tagNames) };
+    return {
+      entityName: args.entityName,
+      addedTags: await memory.tags.tagObservation(workspace, args.entityName, args.observationContent, args.tagNames),
+    };
   },
 });

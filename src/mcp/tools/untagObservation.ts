@@ -13,6 +13,9 @@ export const untagObservation = defineTool({
   output: { entityName: z.string(), removedTags: z.array(z.string()).describe("The tags the observation carried and no longer does.") },
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   async handler(args, { memory, workspace }) {
-    return { entityName: args.entityName, removedTags: await memory.tags.untagObservation(workspace, args.entityName, args.observationContent, args.tagNames) };
+    return {
+      entityName: args.entityName,
+      removedTags: await memory.tags.untagObservation(workspace, args.entityName, args.observationContent, args.tagNames),
+    };
   },
 });

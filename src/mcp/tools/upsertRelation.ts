@@ -28,7 +28,8 @@ export const upsertRelation = defineTool({
   },
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async handler(args, { memory, workspace, principal }) {
-    if (args.fromEntityId === undefined && args.from === undefined) throw new ValidationError("Give the source entity: fromEntityId or from.");
+    if (args.fromEntityId === undefined && args.from === undefined)
+      throw new ValidationError("Give the source entity: fromEntityId or from.");
     if (args.toEntityId === undefined && args.to === undefined) throw new ValidationError("Give the target entity: toEntityId or to.");
     const result = await memory.upsertRelation(workspace, principal.id, {
       from: { id: args.fromEntityId, name: args.from },
