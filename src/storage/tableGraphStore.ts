@@ -56,22 +56,23 @@ export class TableGraphStore implements GraphStore {
 
   async upsertEntity(workspace: string, actor: Actor, write: EntityWrite): Promise<{ created: boolean; addedObservations: string[] }> {
     await this.storage.ensureTable();
-    const rows = await this.queryRange(workspace, keyRange.entityWithObservations(write.id));
-    let exists = rows.some((row) => kindOf(row) === "entity");
     const stamp = stampOf(actor);
-    const { added, rows: observationRows } = newObservationRows(workspace, write.id, write.observations, storedKeys(rows), stamp);
-
     // The merge (also the fallback when a concurrent writer created the row first) never carries createdAt or createdBy.
     const changes: Partial<EntityRow> = {
       ...update(stamp),
       ...(write.entityType !== undefined ? { entityType: write.entityType } : {}),
       ...(write.metadata !== undefined ? { metadata: JSON.stringify(write.metadata) } : {}),
     };
-    // Observations are inserted or merged (same id = same content, so a racing duplicate is harmless).
-    const observationActions: TransactionAction[] = observationRows.map((row) => ["upsert", row, "Merge"]);
-
     for (let attempt = 1; ; attempt++) {
-      const created = !exists;
+      // Read on every attempt: what a concurrent delete removed since the last read must be written again.
+      const rows = await this.queryRange(workspace, keyRange.entityWithObservations(write.id));
+      const created = !rows.some((row) => kindOf(row) === "entity");
+      // Observation rows without their entity row are not trusted as stored: a delete may be removing them
+      // (or an interrupted one left them), so every requested observation is written.
+      const stored = created ? new Set<string>() : storedKeys(rows);
+      const { added, rows: observationRows } = newObservationRows(workspace, write.id, write.observations, stored, stamp);
+      // Observations are inserted or merged (same id = same content, so a racing duplicate is harmless).
+      const observationActions: TransactionAction[] = observationRows.map((row) => ["upsert", row, "Merge"]);
       const entityAction: TransactionAction = created
         ? ["create", entityRow(workspace, { ...write, entityType: write.entityType ?? "" }, stamp, 1)]
         : ["update", { partitionKey: workspace, rowKey: rowKey.entity(write.id), ...changes }, "Merge"];
@@ -83,7 +84,6 @@ export class TableGraphStore implements GraphStore {
         // A concurrent writer created it first (so merge), or deleted it (so create again).
         const retry = (created && failure === "entity-exists") || (!created && failure === "not-found");
         if (!retry || attempt >= MAX_ATTEMPTS) throw toMemoryError(error);
-        exists = !exists;
       }
     }
   }
@@ -295,13 +295,17 @@ export class TableGraphStore implements GraphStore {
       const rows = (await Promise.all(ids.map((id) => this.queryRange(workspace, keyRange.wholeEntity(id))))).flat();
       if (rows.length === 0) return;
       try {
-        // Each entity row first, with If-Match on the ETag read: a write that hung a row off the entity since
+        // Dependents first (each relation with both edges, each tag link with its index row), so a delete that
+        // stops part-way leaves an entity with less attached, never a relation to an entity that is gone.
+        await forEachLimited(pack(workspace, deletionUnits(workspace, rows)), CONCURRENCY, (batch) => this.transact(batch.actions));
+        // Each entity row last, with If-Match on the ETag read: a write that hung a row off the entity since
         // the read changed that ETag (its guard merged the row), so this fails and we read again; once the row
         // is gone, every later write fails its guard. @azure/data-tables cannot send If-Match on a delete inside
         // a transaction, so this is one request per entity row.
         const heads = rows.filter((row) => kindOf(row) === "entity");
-        await Promise.all(heads.map((row) => this.table.deleteEntity(workspace, String(row.rowKey), { etag: row.etag })));
-        await forEachLimited(pack(workspace, deletionUnits(workspace, rows)), CONCURRENCY, (batch) => this.transact(batch.actions));
+        await forEachLimited(heads, heads.length, (row) =>
+          this.table.deleteEntity(workspace, String(row.rowKey), { etag: row.etag }).then(() => {}),
+        );
         return;
       } catch (error) {
         const failure = classifyStorageError(error);
