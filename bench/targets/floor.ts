@@ -11,8 +11,9 @@ import { BENCH_WORKSPACE, type GraphCounts, type Target } from "./types.js";
 
 /**
  * The storage floor: exactly the storage requests each tool makes (same TableClient setup, key
- * module, row shapes and filters as src/storage/tableGraphStore.ts), issued directly with
- * @azure/data-tables from this process: no MCP, no HTTP server, no domain code. What ours costs
+ * module, row shapes and filters as the adapter in src/storage), issued with @azure/data-tables
+ * (directly, or through the adapter's gateway, which adds nothing to a request) from this process:
+ * no MCP, no HTTP server, no domain code. What ours costs
  * above this is our code; the floor itself is what the store (here Azurite) costs.
  *
  * The filters and column lists are the adapter's own (src/storage/queries.ts), so the floor cannot

@@ -59,7 +59,8 @@ export async function createEntities(
 ): Promise<{ created: string[] }> {
   const stamp = stampOf(actor);
   const created: string[] = [];
-  // Observation rows of a new entity are created too (cheaper than upserts); only rows an interrupted delete left behind could be in the way.
+  // Observation rows of a new entity are created too (cheaper than upserts). Only rows left by a delete interrupted
+  // before rule 4 (transactions.ts) held, which removed the entity row first, could be in the way.
   const actionsOf = (entity: NewEntity, i: number, observations: "create" | "upsert"): TransactionAction[] => [
     ["create", entityRow(workspace, entity, stamp, i + 1)],
     ...newObservationRows(workspace, entity.id, entity.observations, new Set(), stamp).rows.map((row): TransactionAction =>
