@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
 import { odata, TableClient } from "@azure/data-tables";
 import { connectClient, failed, ok, startTestServer, TEST_TABLE, testConnectionString, uniqueWorkspace } from "./support/harness.js";
 import type { McpTestClient, TestServer } from "./support/harness.js";
-import { entityId } from "../src/domain/ids.js";
+import { entityId, observationId } from "../src/domain/ids.js";
+import { rowKey } from "../src/storage/keys.js";
 import { injectFaults, type FaultInjector } from "./support/faultInjector.js";
 
 /**
@@ -140,4 +141,53 @@ describe("delete_entities interrupted part-way by storage failures", () => {
     expect(afterRetry.filter((row) => row.kind === "entity")).toHaveLength(others.length);
     expect(afterRetry.filter((row) => row.fromId === hubId || row.toId === hubId)).toEqual([]);
   }, 60_000);
+});
+
+describe("rows a delete of an earlier version left without their entity row", () => {
+  /** That version deleted the entity row first; a delete interrupted after it left observation rows behind. */
+  async function leaveObservation(ws: string, name: string, content: string): Promise<void> {
+    const id = entityId(ws, name);
+    await table.createEntity({
+      partitionKey: ws,
+      rowKey: rowKey.observation(id, observationId(id, content)),
+      kind: "observation",
+      entityId: id,
+      content,
+      order: "2000-01-01T00:00:00.000Z#000001",
+      createdAt: "2000-01-01T00:00:00.000Z",
+    });
+  }
+
+  test("are not an entity, and create_entities creates the entity over them, alone or in a batch with others", async () => {
+    const ws = uniqueWorkspace("left");
+    await leaveObservation(ws, "Alone", "kept");
+    await leaveObservation(ws, "Batched", "kept");
+    expect(ok<{ entities: unknown[] }>(await mcp.call("read_graph", { workspaceName: ws })).entities).toEqual([]);
+
+    // One entity with more observations than one transaction holds goes alone; the others share a transaction.
+    const many = names("fact ", 120);
+    const created = ok<{ entities: { name: string }[] }>(
+      await mcp.call("create_entities", {
+        workspaceName: ws,
+        entities: [
+          { name: "Alone", entityType: "t", observations: ["kept", ...many] },
+          { name: "Batched", entityType: "t", observations: ["kept", "new"] },
+          { name: "Bystander", entityType: "t", observations: ["b"] },
+        ],
+      }),
+    );
+    expect(created.entities.map((entity) => entity.name).sort()).toEqual(["Alone", "Batched", "Bystander"]);
+    const graph = ok<{ entities: { name: string; observations: string[] }[] }>(await mcp.call("read_graph", { workspaceName: ws }));
+    const stored = new Map(graph.entities.map((entity) => [entity.name, [...entity.observations].sort()]));
+    expect(stored.get("Alone")).toEqual(["kept", ...many].sort());
+    expect(stored.get("Batched")).toEqual(["kept", "new"]);
+    expect(stored.get("Bystander")).toEqual(["b"]);
+    // Created once: a second call finds them all and leaves them untouched.
+    expect(
+      ok<{ entities: unknown[] }>(
+        await mcp.call("create_entities", { workspaceName: ws, entities: [{ name: "Batched", entityType: "other", observations: ["x"] }] }),
+      ).entities,
+    ).toEqual([]);
+    expect((await rawRows(ws)).filter((row) => row.kind === "entity")).toHaveLength(3);
+  });
 });

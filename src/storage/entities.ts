@@ -71,17 +71,13 @@ export async function createEntities(
   // Alone: the entity row and its first observations in one transaction; a 409 there means it exists, so it is skipped
   // whole. Unless the entity row is absent: then the 409 came from a left-over observation row, which an upsert overwrites.
   const createAlone = async (unit: (typeof units)[number]) => {
-    for (const observations of ["create", "upsert"] as const) {
-      const [head, ...rest] = actionsOf(unit.entity, unit.index, observations);
-      try {
-        await submitGuarded(gateway, workspace, [head!], rest, unit.entity.id);
-        created.push(unit.entity.id);
-        break;
-      } catch (error) {
-        if (classifyStorageError(error) !== "entity-exists") throw toMemoryError(error);
-        if (observations === "upsert" || (await gateway.pointRead(workspace, rowKey.entity(unit.entity.id)))) break;
-      }
-    }
+    const written = await retrying({ retryOn: ["entity-exists"] }, async (previous) => {
+      if (previous !== undefined && (await gateway.pointRead(workspace, rowKey.entity(unit.entity.id)))) return false;
+      const [head, ...rest] = actionsOf(unit.entity, unit.index, previous === undefined ? "create" : "upsert");
+      await submitGuarded(gateway, workspace, [head!], rest, unit.entity.id);
+      return true;
+    });
+    if (written) created.push(unit.entity.id);
     progress?.(1);
   };
   const fitting = units.filter((unit) => unit.actions.length <= LIMITS.batchOperations);
