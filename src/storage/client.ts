@@ -16,6 +16,7 @@ export interface StorageClientOptions {
 }
 
 export interface StorageConnection {
+  /** The raw client: for tests and tools that read rows directly. The stores go through `gateway`. */
   table: TableClient;
   /** A second client for readiness probes: no retries, so a probe answers fast. */
   probe: TableClient;
