@@ -6,14 +6,14 @@ import { keyRange, rowKey } from "../../src/storage/keys.js";
 import { kindOf, type EntityRow, type ObservationRow, type RelationRow } from "../../src/storage/rows.js";
 import { newObservationRows, storedKeys } from "../../src/storage/rowWrites.js";
 import { entityRelationsFilter, entityScanFilter, graphFilter, SEARCH_COLUMNS } from "../../src/storage/queries.js";
-import * as requests from "../../src/storage/tableRequests.js";
 import { chunkActions, pack } from "../../src/storage/transactions.js";
 import { BENCH_WORKSPACE, type GraphCounts, type Target } from "./types.js";
 
 /**
  * The storage floor: exactly the storage requests each tool makes (same TableClient setup, key
- * module, row shapes and filters as src/storage/tableGraphStore.ts), issued directly with
- * @azure/data-tables from this process: no MCP, no HTTP server, no domain code. What ours costs
+ * module, row shapes and filters as the adapter in src/storage), issued with @azure/data-tables
+ * (directly, or through the adapter's gateway, which adds nothing to a request) from this process:
+ * no MCP, no HTTP server, no domain code. What ours costs
  * above this is our code; the floor itself is what the store (here Azurite) costs.
  *
  * The filters and column lists are the adapter's own (src/storage/queries.ts), so the floor cannot
@@ -33,7 +33,7 @@ export async function startFloor(connectionString: string): Promise<Target> {
       async createEntity(entity) {
         const id = entityId(ws, entity.name);
         const range = keyRange.entityWithObservations(id);
-        const rows = await requests.queryRange(table, ws, range);
+        const rows = await storage.gateway.queryRange(ws, range);
         const exists = rows.some((row) => row.kind === "entity");
         const stored = new Set(rows.map((row) => row.rowKey));
         const now = new Date().toISOString();
@@ -96,7 +96,7 @@ export async function startFloor(connectionString: string): Promise<Target> {
       // transaction creating the new observation rows with the entity's guard (the adapter's row builders and packing).
       async addObservations(name, contents) {
         const id = entityId(ws, name);
-        const rows = await requests.queryRange(table, ws, keyRange.entityWithObservations(id));
+        const rows = await storage.gateway.queryRange(ws, keyRange.entityWithObservations(id));
         if (!rows.some((row) => kindOf(row) === "entity")) throw new Error(`floor: entity '${name}' not found`);
         const { rows: added } = newObservationRows(ws, id, contents, storedKeys(rows), {
           now: new Date().toISOString(),
@@ -106,26 +106,26 @@ export async function startFloor(connectionString: string): Promise<Target> {
           added.map((row): TransactionAction => ["create", row]),
           LIMITS.batchOperations - 1,
         ).map((actions) => ({ actions, guards: [id] }));
-        for (const batch of pack(ws, units)) await requests.transact(table, batch.actions);
+        for (const batch of pack(ws, units)) await storage.gateway.transact(batch.actions);
       },
       // open_nodes (one name): one range read of the entity's whole range.
       async openNodes(name) {
-        const rows = await requests.queryRange(table, ws, keyRange.wholeEntity(entityId(ws, name)));
+        const rows = await storage.gateway.queryRange(ws, keyRange.wholeEntity(entityId(ws, name)));
         return rows.filter((row) => kindOf(row) === "observation").length;
       },
       // get_entity_relations (direction "out", the tool's default): one query bounded by the entity's range.
       async getEntityRelations(name) {
         const id = entityId(ws, name);
-        const rows = await requests.query(table, entityRelationsFilter(ws, id, "out"));
+        const rows = await storage.gateway.query(entityRelationsFilter(ws, id, "out"));
         if (!rows.some((row) => row.kind === "entity")) throw new Error(`floor: entity '${name}' not found`);
       },
       // search_nodes: one scan of every entity's range, one request per 1,000 rows (matching is our CPU, not storage).
       async searchNodes() {
-        await requests.query(table, entityScanFilter(ws), SEARCH_COLUMNS);
+        await storage.gateway.query(entityScanFilter(ws), SEARCH_COLUMNS);
       },
       // read_graph (one page of everything): the adapter's scan of the graph's rows it returns, one request per 1,000 rows.
       async readGraph(): Promise<GraphCounts> {
-        const rows = await requests.query(table, graphFilter(ws, keyRange.graph, "full"));
+        const rows = await storage.gateway.query(graphFilter(ws, keyRange.graph, "full"));
         const count = (kind: string) => rows.filter((row) => row.kind === kind).length;
         // Each relation is read once, as its source's outgoing edge.
         return { entities: count("entity"), observations: count("observation"), relations: count("edge-out") };

@@ -3,7 +3,7 @@ import { DefaultAzureCredential, ManagedIdentityCredential, type TokenCredential
 import type { PipelinePolicy } from "@azure/core-rest-pipeline";
 import { RequestCounter } from "./requestCounter.js";
 import type { StorageSettings } from "./settings.js";
-import { classifyStorageError, toMemoryError } from "./errors.js";
+import { TableGateway, TableState } from "./gateway.js";
 
 /**
  * Retries are few and short: a tool call should fail with a clear StorageError in seconds, not hang
@@ -16,11 +16,14 @@ export interface StorageClientOptions {
 }
 
 export interface StorageConnection {
+  /** The raw client: for tests and tools that read rows directly. The stores go through `gateway`. */
   table: TableClient;
   /** A second client for readiness probes: no retries, so a probe answers fast. */
   probe: TableClient;
   counter: RequestCounter;
   tableName: string;
+  /** Every request the stores make goes through it. */
+  gateway: TableGateway;
   /** Creates the table once per process, and again after any TableNotFound; "already exists" counts as success. */
   ensureTable(): Promise<void>;
 }
@@ -39,26 +42,18 @@ function timeoutPolicy(timeoutMs: number): PipelinePolicy {
   };
 }
 
-/**
- * The table is created once per process. If it later vanishes (deleted by an operator, or lost by
- * an emulator that crashed before saving), every call would fail until a restart; any TableNotFound
- * the service answers makes the next call create it again. A single operation's failure passes
- * through the pipeline. A transaction's does not: the service answers 202 with the failure inside
- * the multipart body, and the SDK throws only when it parses that, after the pipeline. So the
- * client's submitTransaction is wrapped too: the one place every transaction goes through.
- */
-function watchForTableLoss(client: TableClient, onLoss: () => void): void {
-  const watched = async <T>(work: () => Promise<T>): Promise<T> => {
-    try {
-      return await work();
-    } catch (error) {
-      if (classifyStorageError(error) === "table-missing") onLoss();
-      throw error;
-    }
+/** The probe's own requests (readiness) also notice a lost table, so readiness can create it again. */
+function noticeTableLoss(state: TableState): PipelinePolicy {
+  return {
+    name: "centralMemoryTableLoss",
+    sendRequest: async (request, next) => {
+      try {
+        return await next(request);
+      } catch (error) {
+        throw state.noticeLoss(error);
+      }
+    },
   };
-  client.pipeline.addPolicy({ name: "centralMemoryTableLoss", sendRequest: (request, next) => watched(() => next(request)) });
-  const submitTransaction = client.submitTransaction.bind(client);
-  client.submitTransaction = (actions, options) => watched(() => submitTransaction(actions, options));
 }
 
 function credentialFor(settings: Extract<StorageSettings, { kind: "identity" }>): TokenCredential {
@@ -96,18 +91,8 @@ export function connectStorage(settings: StorageSettings, options: StorageClient
   const probe = makeClient(settings, { retryOptions: { maxRetries: 0 } });
   probe.pipeline.addPolicy(timeoutPolicy(PROBE_TIMEOUT_MS));
 
-  let creating: Promise<void> | undefined;
-  const tableLost = () => (creating = undefined);
-  watchForTableLoss(table, tableLost);
-  // Also on the probe client: readiness that finds the table missing creates it through ensureTable.
-  watchForTableLoss(probe, tableLost);
-  const ensureTable = () => {
-    creating ??= table.createTable().catch((error: unknown) => {
-      creating = undefined; // let the next call try again
-      if (classifyStorageError(error) === "entity-exists") return;
-      throw toMemoryError(error);
-    });
-    return creating;
-  };
-  return { table, probe, counter, tableName: settings.tableName, ensureTable };
+  const state = new TableState(table);
+  probe.pipeline.addPolicy(noticeTableLoss(state));
+  const gateway = new TableGateway(table, state);
+  return { table, probe, counter, tableName: settings.tableName, gateway, ensureTable: () => state.ensure() };
 }

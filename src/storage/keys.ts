@@ -1,7 +1,7 @@
 import type { TagTarget } from "../domain/store.js";
 
 /**
- * The one place that knows the row-key layout (design §3). PartitionKey is the workspace name.
+ * The one place that knows the row-key layout (docs/architecture.md). PartitionKey is the workspace name.
  * Every key is built from GUIDs and fixed markers, never from user text, so characters Table
  * Storage forbids in keys can never reach one.
  *

@@ -1,15 +1,40 @@
 import type { TransactionAction } from "@azure/data-tables";
+import { forEachLimited } from "../domain/concurrency.js";
 import { LIMITS } from "../domain/limits.js";
+import type { TableGateway } from "./gateway.js";
 import { rowKey } from "./keys.js";
+
+/**
+ * The adapter's concurrency rules, stated once (other storage modules point here). There are no
+ * in-process locks (Functions scales out): keys, entity-group transactions and ETags enforce them.
+ *
+ * 1. Guards. Every write that hangs a row off an entity (observation, edge, tag link) is in one
+ *    transaction with a merge of that entity's row (a "guard"; a tag on an observation also guards the
+ *    observation's row). The transaction fails with 404 if the entity is gone, and the merge changes the
+ *    entity row's ETag. `pack` below adds the guards.
+ * 2. Create, then merge. Entity and relation rows are written with `create` first, so createdAt and
+ *    createdBy are written exactly once; on 409 a concurrent writer created the row, so merge instead
+ *    (a merge never carries createdAt or createdBy).
+ * 3. ETag-checked deletes. An entity row (or tag definition) is deleted with If-Match on the ETag read;
+ *    by rule 1, 412 means something was hung on it since: read again and delete what is there now. Once
+ *    the row is gone, every later write that would hang a row off it fails its guard.
+ * 4. Dependents first. Deleting an entity removes what hangs off it (each relation with both edge rows,
+ *    each tag link with its index row, observations) before the entity row, which goes last. A delete
+ *    that stops part-way leaves an entity with less attached, never a row that outlives its entity, and
+ *    a retry completes it. Rows read while their entity row is absent are never trusted as stored.
+ * 5. Races are settled by reading again and deciding again (retrying.ts), a bounded number of times.
+ */
+
+/** Transactions of one call in flight at once: enough to hide latency, few enough not to be throttled. */
+export const CONCURRENCY = 8;
 
 /**
  * Packing writes into entity-group transactions (one partition, at most 100 operations, a bounded
  * payload, and each row at most once per transaction).
  *
  * A unit is a group of actions that must commit together (for example a relation's canonical row and
- * its two edge rows), plus the entities it hangs rows off. Each transaction merges the row of every
- * entity its units hang rows off (a "guard"), once per transaction, so the transaction fails if one of
- * those entities was deleted, and an ETag-checked delete of that entity notices the write.
+ * its two edge rows), plus the entities it hangs rows off, whose guards (rule 1) each transaction
+ * carries, once per transaction.
  */
 export interface Unit {
   actions: TransactionAction[];
@@ -98,4 +123,41 @@ export function chunkActions(actions: TransactionAction[], maxOperations: number
   return batches;
 }
 
-export { forEachLimited } from "../domain/concurrency.js";
+export const deleteAction = (workspace: string, key: string): TransactionAction => ["delete", { partitionKey: workspace, rowKey: key }];
+
+/** Packs the units and commits the transactions, CONCURRENCY at a time; `committed` hears of each. */
+export function commitUnits<U extends Unit>(
+  gateway: TableGateway,
+  workspace: string,
+  units: readonly U[],
+  committed?: (batch: Batch<U>) => void,
+): Promise<void> {
+  return forEachLimited(pack(workspace, units), CONCURRENCY, async (batch) => {
+    await gateway.transact(batch.actions);
+    committed?.(batch);
+  });
+}
+
+/**
+ * Writes `head` plus `rest` in as few transactions as the limits allow. `head` goes in the first;
+ * every later transaction also carries the guard of `guardEntityId` (rule 1).
+ */
+export async function submitGuarded(
+  gateway: TableGateway,
+  workspace: string,
+  head: TransactionAction[],
+  rest: TransactionAction[],
+  guardEntityId: string,
+): Promise<void> {
+  const batches = chunkActions(rest, LIMITS.batchOperations - 1);
+  await gateway.transact([...head, ...(batches[0] ?? [])]);
+  for (const batch of batches.slice(1)) await transactUnit(gateway, workspace, { actions: batch, guards: [guardEntityId] });
+}
+
+/** One unit (with its guards) as one transaction. */
+export function transactUnit(gateway: TableGateway, workspace: string, unit: Unit): Promise<void> {
+  const [batch] = pack(workspace, [unit]);
+  return gateway.transact(batch?.actions ?? []);
+}
+
+export { forEachLimited };

@@ -1,0 +1,149 @@
+import type { TransactionAction } from "@azure/data-tables";
+import { NotFoundError } from "../domain/errors.js";
+import type { Actor } from "../domain/model.js";
+import { compareText, orderKey } from "../domain/order.js";
+import type { Progress, RelationRef, RelationWrite } from "../domain/store.js";
+import { classifyStorageError, toMemoryError } from "./errors.js";
+import type { TableGateway } from "./gateway.js";
+import { relationRowKeys, rowKey } from "./keys.js";
+import { retrying } from "./retrying.js";
+import { kindOf } from "./rows.js";
+import { creation, relationRows, stampOf, update } from "./rowWrites.js";
+import { commitUnits, CONCURRENCY, deleteAction, forEachLimited, pack, transactUnit, type Unit } from "./transactions.js";
+
+/**
+ * Relations: the canonical row and both edge rows, always written and deleted in one transaction that
+ * guards both endpoints (rule 1 in transactions.ts).
+ */
+
+interface RelationUnit extends Unit {
+  relation: RelationWrite;
+}
+
+const ENDPOINT_MISSING = "A relation endpoint does not exist.";
+
+export async function upsertRelation(
+  gateway: TableGateway,
+  workspace: string,
+  actor: Actor,
+  write: RelationWrite,
+): Promise<{ created: boolean }> {
+  const stamp = stampOf(actor);
+  const guards = [write.fromEntityId, write.toEntityId];
+  // Create, then merge (rule 2).
+  const createRows = relationRows(workspace, write, {
+    metadata: JSON.stringify(write.metadata ?? {}),
+    ...creation(stamp),
+    order: orderKey(stamp.now, 1),
+  });
+  try {
+    await transactUnit(gateway, workspace, { actions: createRows.map((row): TransactionAction => ["create", row]), guards });
+    return { created: true };
+  } catch (error) {
+    const failure = classifyStorageError(error);
+    if (failure === "not-found") throw new NotFoundError(ENDPOINT_MISSING);
+    if (failure !== "entity-exists") throw toMemoryError(error);
+  }
+  const mergeRows = relationRows(workspace, write, {
+    ...update(stamp),
+    ...(write.metadata !== undefined ? { metadata: JSON.stringify(write.metadata) } : {}),
+  });
+  try {
+    await transactUnit(gateway, workspace, { actions: mergeRows.map((row): TransactionAction => ["upsert", row, "Merge"]), guards });
+    return { created: false };
+  } catch (error) {
+    if (classifyStorageError(error) === "not-found") throw new NotFoundError(ENDPOINT_MISSING);
+    throw toMemoryError(error);
+  }
+}
+
+export async function createRelations(
+  gateway: TableGateway,
+  workspace: string,
+  actor: Actor,
+  relations: readonly RelationWrite[],
+  options: { allOrNothing: boolean; progress?: Progress },
+): Promise<{ created: string[]; missingEntityIds: string[] }> {
+  const stamp = stampOf(actor);
+  const distinct = [...new Map(relations.map((relation) => [relation.id, relation])).values()];
+  const units: RelationUnit[] = distinct
+    .map((relation, i) => ({
+      relation,
+      actions: relationRows(workspace, relation, {
+        metadata: JSON.stringify(relation.metadata ?? {}),
+        ...creation(stamp),
+        order: orderKey(stamp.now, i + 1),
+      }).map((row): TransactionAction => ["create", row]),
+      guards: [relation.fromEntityId, relation.toEntityId],
+    }))
+    // Relations that share a source go together, so they share its guard.
+    .sort((a, b) => compareText(a.relation.fromEntityId, b.relation.fromEntityId));
+  const batches = pack(workspace, units);
+  if (options.allOrNothing && batches.length > 1) {
+    // Several transactions cannot be undone together, so make sure of the endpoints before writing any.
+    const absent = await absentEntities(gateway, workspace, endpointsOf(distinct));
+    if (absent.length > 0) return { created: [], missingEntityIds: absent };
+  }
+  const outcome = { created: [] as string[], missing: new Set<string>() };
+  await forEachLimited(batches, CONCURRENCY, (batch) => commitRelations(gateway, workspace, batch.units, outcome, options));
+  return { created: outcome.created, missingEntityIds: [...outcome.missing] };
+}
+
+/**
+ * Commits relation units that fit one transaction. When it fails, finds out why before trying again:
+ * relations that exist already are skipped (409), relations with a missing endpoint are left out and
+ * the endpoint recorded (404).
+ */
+function commitRelations(
+  gateway: TableGateway,
+  workspace: string,
+  units: RelationUnit[],
+  outcome: { created: string[]; missing: Set<string> },
+  options: { allOrNothing: boolean; progress?: Progress },
+): Promise<void> {
+  let pending = units;
+  return retrying({ retryOn: ["entity-exists", "not-found"] }, async (previous) => {
+    if (previous !== undefined) {
+      const [stored, absent] = await Promise.all([
+        Promise.all(pending.map((unit) => gateway.pointRead(workspace, rowKey.relation(unit.relation.id)))),
+        previous === "not-found" ? absentEntities(gateway, workspace, endpointsOf(pending.map((unit) => unit.relation))) : ([] as string[]),
+      ]);
+      for (const id of absent) outcome.missing.add(id);
+      const remaining = pending.filter(
+        (unit, i) => stored[i] === undefined && !absent.includes(unit.relation.fromEntityId) && !absent.includes(unit.relation.toEntityId),
+      );
+      options.progress?.(pending.length - remaining.length);
+      pending = remaining;
+      // All or nothing: a missing endpoint ends the call here. (Only a concurrent delete gets here after other transactions were written.)
+      if (options.allOrNothing && absent.length > 0) return;
+    }
+    if (pending.length === 0) return;
+    for (const batch of pack(workspace, pending)) await gateway.transact(batch.actions);
+    outcome.created.push(...pending.map((unit) => unit.relation.id));
+    options.progress?.(pending.length);
+  });
+}
+
+export async function deleteRelations(gateway: TableGateway, workspace: string, relations: readonly RelationRef[]): Promise<void> {
+  const distinct = [...new Map(relations.map((relation) => [relation.id, relation])).values()];
+  // 404: a row went away (a concurrent delete). Read again.
+  await retrying({ retryOn: ["not-found"], exhausted: "conflict" }, async () => {
+    const stored = await Promise.all(distinct.map((relation) => gateway.pointRead(workspace, rowKey.relation(relation.id))));
+    const units = distinct
+      .filter((_, i) => stored[i] !== undefined)
+      .map((relation): Unit => ({
+        actions: relationRowKeys(relation).map((key) => deleteAction(workspace, key)),
+      }));
+    await commitUnits(gateway, workspace, units);
+  });
+}
+
+/** Of these entity ids, those with no entity row (parallel point reads). */
+async function absentEntities(gateway: TableGateway, workspace: string, entityIds: readonly string[]): Promise<string[]> {
+  const rows = await Promise.all(entityIds.map((id) => gateway.pointRead(workspace, rowKey.entity(id))));
+  return entityIds.filter((_, i) => rows[i] === undefined || kindOf(rows[i]!) !== "entity");
+}
+
+function endpointsOf(relations: readonly RelationWrite[]): string[] {
+  return [...new Set(relations.flatMap((relation) => [relation.fromEntityId, relation.toEntityId]))];
+}
