@@ -60,11 +60,14 @@ function toJsonSchema(shape: z.ZodRawShape, io: "input" | "output"): JsonSchema 
   return z.toJSONSchema(z.object(shape), { target: "draft-7", io, unrepresentable: "any" }) as JsonSchema;
 }
 
+/** " (1–1024 chars)", " (≤ 32 items)" and so on; zod's implicit safe-integer bounds of `.int()` are left out. */
 function range(min: number | undefined, max: number | undefined, unit: string): string {
-  if (min === undefined && max === undefined) return "";
-  if (max === undefined) return `, ≥ ${min}${unit}`;
-  if (min === undefined || min === 0) return `, ≤ ${max}${unit}`;
-  return `, ${min}–${max}${unit}`;
+  const low = min === undefined || min === 0 || min <= Number.MIN_SAFE_INTEGER ? undefined : min;
+  const high = max === undefined || max >= Number.MAX_SAFE_INTEGER ? undefined : max;
+  if (low === undefined && high === undefined) return "";
+  if (high === undefined) return ` (≥ ${low}${unit})`;
+  if (low === undefined) return ` (≤ ${high}${unit})`;
+  return ` (${low}–${high}${unit})`;
 }
 
 function typeOf(schema: JsonSchema): string {
@@ -75,9 +78,10 @@ function typeOf(schema: JsonSchema): string {
   if (type === "string") return `string${range(schema.minLength, schema.maxLength, " chars")}`;
   if (type === "integer" || type === "number") return `${type}${range(schema.minimum, schema.maximum, "")}`;
   if (type === "array")
-    return `array of ${schema.items ? typeOf(schema.items) : "any"}${range(schema.minItems, schema.maxItems, " items")}`;
+    return `array${range(schema.minItems, schema.maxItems, " items")} of ${schema.items ? typeOf(schema.items) : "any"}`;
   if (type === "object" && !schema.properties && typeof schema.additionalProperties === "object") {
-    return `object of ${typeOf(schema.additionalProperties)}`;
+    const values = typeOf(schema.additionalProperties);
+    return values === "any" ? "object" : `object of ${values}`;
   }
   return type;
 }
