@@ -127,6 +127,20 @@ describe("links and cited files", () => {
   });
 });
 
+describe("docs cited by the code", () => {
+  test("every docs/….md (and its #anchor) that a comment in src/, test/, bench/ or scripts/ cites exists", () => {
+    // This file names broken links on purpose, to show that the checker fails.
+    const code = ["src", "test", "bench", "scripts"]
+      .flatMap((dir) => filesUnder(dir, ".ts"))
+      .filter((file) => !file.endsWith("docs.test.ts"));
+    const cited = code.flatMap((file) =>
+      [...read(file).matchAll(/(?<![\w/])(docs\/[\w/-]+\.md(?:#[\w-]+)?)/g)].map((match) => ({ file, target: match[1]! })),
+    );
+    expect(cited.length).toBeGreaterThan(0);
+    expect(cited.map(({ file, target }) => brokenLink("README.md", target)?.replace("README.md", file)).filter(Boolean)).toEqual([]);
+  });
+});
+
 describe("what the docs promise", () => {
   const readme = read("README.md");
 
