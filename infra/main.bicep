@@ -25,7 +25,7 @@ targetScope = 'subscription'
 param environmentName string
 
 @minLength(1)
-@description('Region for all resources. It must offer the Flex Consumption plan (see docs/deploy.md).')
+@description('Region for all resources. It must offer the Flex Consumption plan (see docs/deploy-azure.md).')
 @metadata({
   azd: {
     type: 'location'

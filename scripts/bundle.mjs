@@ -1,5 +1,5 @@
 // Bundles the Azure Functions entry into one ESM file, so a cold start loads one file instead of
-// resolving ~1,000 modules (measured: ~350 ms -> ~95 ms to import; see README "Deploy to Azure").
+// resolving ~1,000 modules (measured: ~350 ms -> ~95 ms to import; see docs/deploy-azure.md).
 // @azure/functions-core is provided by the Functions worker at run time, so it stays external.
 import { build } from "esbuild";
 

@@ -9,7 +9,7 @@
 //   - no other file sets app settings (config/appsettings replaces the whole
 //     set on every `azd provision`, so settings added by hand are removed).
 // Optional settings the template does not set (the storage timeouts and
-// MEMORY_REQUEST_TIMEOUT_MS) are listed in the README, under Deploy to Azure > Settings.
+// MEMORY_REQUEST_TIMEOUT_MS) are listed in docs/deploy-azure.md, under Settings.
 //
 // Who reads what:
 //   AzureWebJobsStorage__accountName / __credential / __clientId

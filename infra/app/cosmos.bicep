@@ -4,7 +4,7 @@
 // app identity gets Cosmos DB's built-in data-plane role "Cosmos DB Built-in Data
 // Contributor" through a tableRoleAssignment. @azure/data-tables recognises the
 // *.table.cosmos.azure.com host and asks for a Cosmos DB token, so the app code
-// is the same for both backends. docs/deploy.md explains why this was chosen
+// is the same for both backends. docs/deploy-azure.md explains why this was chosen
 // over a Key Vault reference to an account key.
 //
 // Cosmos data-plane RBAC is not Azure RBAC: these assignments are child
