@@ -7,7 +7,7 @@ import { tagName } from "../schemas.js";
 
 export const getEntitiesByTag = defineTool({
   name: "get_entities_by_tag",
-  group: "tags",
+  groups: ["tags"],
   title: "Find entities by tag",
   description:
     "Find the entities carrying a tag, on the entity itself or on one of its observations. Returns them with their observations, " +

@@ -5,7 +5,7 @@ import { graphOutput, toGraphOutput } from "../graphShapes.js";
 
 export const readGraph = defineTool({
   name: "read_graph",
-  group: "core",
+  groups: ["core", "graph"],
   title: "Read the graph",
   description:
     "Read the workspace's entities (with observations, in the order they were added) and relations. With no arguments it returns " +

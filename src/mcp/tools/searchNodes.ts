@@ -7,7 +7,7 @@ import { officialGraphAnswer, toOfficialGraph } from "../graphShapes.js";
 /** Official memory-server parity (see createEntities.ts), plus an optional `limit`. */
 export const searchNodes = defineTool({
   name: "search_nodes",
-  group: "graph",
+  groups: ["graph"],
   title: "Search Nodes",
   description: "Search for nodes in the knowledge graph based on a query",
   input: {
