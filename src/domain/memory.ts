@@ -1,4 +1,4 @@
-import { decodeCursor, encodeCursor } from "./cursor.js";
+import { CursorCodec, type CursorKeyProvider } from "./cursor.js";
 import { NotFoundError, ValidationError } from "./errors.js";
 import { entityId, isGuid, relationId, relationIds, relationWrite } from "./ids.js";
 import { LIMITS } from "./limits.js";
@@ -48,9 +48,15 @@ export interface UpsertRelationInput {
 export class MemoryService {
   /** Tags of entities and observations. */
   readonly tags: TagService;
+  private readonly cursors: CursorCodec;
 
-  constructor(private readonly store: GraphStore) {
+  /** `cursorKey` signs read_graph cursors; it must be the same on every instance of a deployment. */
+  constructor(
+    private readonly store: GraphStore,
+    cursorKey: CursorKeyProvider,
+  ) {
     this.tags = new TagService(store.tags);
+    this.cursors = new CursorCodec(cursorKey);
   }
 
   async upsertEntity(workspace: string, actor: Actor, input: UpsertEntityInput) {
@@ -110,12 +116,13 @@ export class MemoryService {
    */
   async readGraph(workspace: string, options: { limit?: number; cursor?: string; mode?: ReadMode } = {}): Promise<GraphPage> {
     if (options.limit !== undefined) checkLimit(options.limit, "limit");
-    const after = options.cursor === undefined ? undefined : decodeCursor(options.cursor);
-    const page = await this.store.readGraph(workspace, { limit: options.limit, after, mode: options.mode ?? "full" });
+    const scope = { workspace, mode: options.mode ?? "full" };
+    const after = options.cursor === undefined ? undefined : await this.cursors.decode(scope, options.cursor);
+    const page = await this.store.readGraph(workspace, { limit: options.limit, after, mode: scope.mode });
     return {
       entities: page.entities,
       relations: page.relations,
-      ...(page.after !== undefined ? { cursor: encodeCursor(page.after) } : {}),
+      ...(page.after !== undefined ? { cursor: await this.cursors.encode(scope, page.after) } : {}),
     };
   }
 
