@@ -56,16 +56,16 @@ export function normalizeMetadata(value: unknown): Metadata | undefined {
 }
 
 /**
- * Text limits, checked in the domain so every caller (MCP tools whose schemas must stay exactly the
- * official server's, and the import CLI) is held to them before any storage call. `where` names the
- * field in the message, e.g. "entities[2].name", so the caller can find it.
+ * The text rules: the one place every limit on text is enforced, for every entry point (MCP tools,
+ * whose schemas only describe types, and the import CLI), before any id is derived or storage is
+ * called. `where` names the field in the message, e.g. "entities[2].name", so the caller can find it.
  */
 export function checkText(value: string, where: string, rule: { max: number; allowEmpty?: boolean }): string {
   if (!rule.allowEmpty && value.length === 0) throw new ValidationError(`${where} is empty. Give a non-empty value.`);
   if (value.length > rule.max) {
     throw new ValidationError(`${where} is ${value.length} characters; the limit is ${rule.max}. Shorten it, or split it into several.`);
   }
-  // A lone surrogate cannot be encoded as UTF-8, so storage would corrupt it.
+  // A lone surrogate cannot be encoded as UTF-8: storage would corrupt it, and ids cannot be derived from it.
   if (!value.isWellFormed()) throw new ValidationError(`${where} contains an unpaired UTF-16 surrogate. Send well-formed text.`);
   return value;
 }
@@ -75,6 +75,19 @@ export const checkEntityType = (value: string, where: string) => checkText(value
 export const checkRelationType = (value: string, where: string) => checkText(value, where, { max: LIMITS.relationType });
 export const checkTagName = (value: string, where: string) => checkText(value, where, { max: LIMITS.tagName });
 export const checkObservation = (value: string, where: string) => checkText(value, where, { max: LIMITS.observation, allowEmpty: true });
+export const checkTagCategory = (value: string, where: string) => checkText(value, where, { max: LIMITS.tagCategory, allowEmpty: true });
+export const checkTagDescription = (value: string, where: string) =>
+  checkText(value, where, { max: LIMITS.tagDescription, allowEmpty: true });
+/** search_nodes' query: any text an observation could hold. */
+export const checkQuery = (value: string, where: string) => checkText(value, where, { max: LIMITS.observation, allowEmpty: true });
+
+/**
+ * Names and types that only find or delete something (open_nodes, the delete tools) keep the size and
+ * text rules, but may be empty: an empty one names nothing, so nothing is found or deleted.
+ */
+export const checkEntityNameLookup = (value: string, where: string) =>
+  checkText(value, where, { max: LIMITS.entityName, allowEmpty: true });
+const checkRelationTypeLookup = (value: string, where: string) => checkText(value, where, { max: LIMITS.relationType, allowEmpty: true });
 
 /** A page size or result limit: 1 to the per-call item limit. */
 export function checkLimit(limit: number, where: string): void {
@@ -113,4 +126,11 @@ export function checkRelationInput(relation: RelationInput, where: string): void
   checkEntityName(relation.from, `${where}.from`);
   checkEntityName(relation.to, `${where}.to`);
   checkRelationType(relation.relationType, `${where}.relationType`);
+}
+
+/** A relation named to be deleted: the rules of checkRelationInput, empty parts allowed (see checkEntityNameLookup). */
+export function checkRelationLookup(relation: RelationInput, where: string): void {
+  checkEntityNameLookup(relation.from, `${where}.from`);
+  checkEntityNameLookup(relation.to, `${where}.to`);
+  checkRelationTypeLookup(relation.relationType, `${where}.relationType`);
 }
