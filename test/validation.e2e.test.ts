@@ -172,3 +172,40 @@ describe("limits that used to live only in the tool schemas are the domain's", (
     expect(await graphOf(ws)).toEqual(before);
   });
 });
+
+describe("a __proto__ metadata key is refused, however metadata is sent", () => {
+  const PROTO = '{"__proto__":{"polluted":true},"source":"slack"}';
+  const NESTED = '{"source":{"__proto__":{"polluted":true}}}';
+  test.each([
+    ["an object", JSON.parse(PROTO) as unknown, /metadata\.__proto__/],
+    ["a JSON string", PROTO, /metadata\.__proto__/],
+    ["a nested object", JSON.parse(NESTED) as unknown, /metadata\.source\.__proto__/],
+    ["a nested JSON string", NESTED, /metadata\.source\.__proto__/],
+  ])(
+    "upsert_entity and upsert_relation with metadata as %s: ValidationError naming the key, nothing written",
+    async (_label, metadata, where) => {
+      const ws = await seeded();
+      const before = await graphOf(ws);
+      for (const [tool, args] of [
+        ["upsert_entity", { name: "C", entityType: "t", metadata }],
+        ["upsert_entity", { name: "A", entityType: "t", metadata }],
+        ["upsert_relation", { from: "A", to: "B", relationType: "knows", metadata }],
+        ["upsert_relation", { from: "B", to: "A", relationType: "knows", metadata }],
+      ] as const) {
+        const error = failed(await call(ws, tool, args));
+        expect(error.error).toBe("ValidationError");
+        expect(error.message).toMatch(where);
+        expect(error.message).toMatch(/Rename the key/);
+      }
+      expect(await graphOf(ws)).toEqual(before);
+    },
+  );
+
+  test("other keys a JavaScript object treats specially elsewhere (constructor, prototype) are kept both ways", async () => {
+    const ws = uniqueWorkspace();
+    const metadata = { constructor: 1, prototype: { a: 2 } };
+    ok(await call(ws, "upsert_entity", { name: "O", entityType: "t", metadata }));
+    ok(await call(ws, "upsert_entity", { name: "S", entityType: "t", metadata: JSON.stringify(metadata) }));
+    expect((await graphOf(ws)).entities.map((entity) => entity.metadata)).toEqual([metadata, metadata]);
+  });
+});

@@ -12,23 +12,42 @@ export function assertWorkspaceName(name: unknown): string {
   return name;
 }
 
-/** How deeply objects and arrays nest, counted without recursion (the point is to survive any depth). */
-function nestingDepth(root: unknown): number {
+/**
+ * The one key metadata may not hold, at any depth. JavaScript treats an assignment to `__proto__` as
+ * setting the object's prototype, so the key is dropped by any code that copies metadata by
+ * assignment (zod did, for metadata sent as an object, while a JSON string kept it) and can pollute
+ * the prototypes of readers that merge it. Refused with a clear error rather than kept inconsistently.
+ */
+const FORBIDDEN_KEY = "__proto__";
+
+/**
+ * How deeply metadata nests, and where (if anywhere) it holds the forbidden key: one walk, without
+ * recursion (the point is to survive any depth). Stops as soon as the depth limit is passed.
+ */
+function inspectMetadata(root: unknown): { depth: number; forbiddenAt?: string } {
   let deepest = 0;
-  const pending: [unknown, number][] = [[root, 1]];
+  const pending: [unknown, number, string][] = [[root, 1, "metadata"]];
   while (pending.length > 0) {
-    const [value, depth] = pending.pop()!;
+    const [value, depth, path] = pending.pop()!;
     if (value === null || typeof value !== "object") continue;
     deepest = Math.max(deepest, depth);
-    if (deepest > LIMITS.metadataDepth) return deepest;
-    for (const child of Object.values(value)) pending.push([child, depth + 1]);
+    if (deepest > LIMITS.metadataDepth) return { depth: deepest };
+    if (Array.isArray(value)) {
+      value.forEach((child, i) => pending.push([child, depth + 1, `${path}[${i}]`]));
+      continue;
+    }
+    for (const [key, child] of Object.entries(value)) {
+      if (key === FORBIDDEN_KEY) return { depth: deepest, forbiddenAt: `${path}.${key}` };
+      pending.push([child, depth + 1, `${path}.${key}`]);
+    }
   }
-  return deepest;
+  return { depth: deepest };
 }
 
 /**
  * Metadata is a JSON object, or a string holding one (as the seed API accepted). It is stored as
- * JSON text in one property, so its serialised size is bounded by the property limit.
+ * JSON text in one property, so its serialised size is bounded by the property limit. Both forms
+ * are held to the same rules.
  */
 export function normalizeMetadata(value: unknown): Metadata | undefined {
   if (value === undefined || value === null) return undefined;
@@ -43,8 +62,15 @@ export function normalizeMetadata(value: unknown): Metadata | undefined {
   if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
     throw new ValidationError('metadata must be a JSON object (or a string holding one), e.g. {"source":"slack"}.');
   }
-  if (nestingDepth(parsed) > LIMITS.metadataDepth) {
+  const { depth, forbiddenAt } = inspectMetadata(parsed);
+  if (depth > LIMITS.metadataDepth) {
     throw new ValidationError(`metadata is nested more than ${LIMITS.metadataDepth} levels deep. Flatten it.`);
+  }
+  if (forbiddenAt !== undefined) {
+    throw new ValidationError(
+      `metadata key ${forbiddenAt} is not allowed: JavaScript treats '${FORBIDDEN_KEY}' as an object's prototype, so clients would ` +
+        `lose it or misread it. Rename the key (e.g. 'proto'); nothing was written.`,
+    );
   }
   const text = JSON.stringify(parsed);
   if (text.length > LIMITS.metadataJson) {

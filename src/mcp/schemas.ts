@@ -31,9 +31,14 @@ export const tagDescription = z.string().describe(`What the tag means and when t
 /** A page size or result limit (checked by the domain: 1 to the per-call item limit). */
 export const resultLimit = z.number().int();
 export const entityId = z.string().describe("Entity id (GUID) as returned by upsert_entity.");
-export const metadataInput = z
-  .union([z.record(z.string(), z.unknown()), z.string()])
-  .describe("JSON object of extra properties, or a string holding one.");
+/**
+ * Passed through unparsed: the domain checks it (normalizeMetadata), whichever form it comes in.
+ * A zod record would rebuild the object by assignment, which silently drops a `__proto__` key.
+ */
+export const metadataInput = z.unknown().meta({
+  description: "JSON object of extra properties, or a string holding one.",
+  anyOf: [{ type: "object", propertyNames: { type: "string" }, additionalProperties: {} }, { type: "string" }],
+});
 export const metadataOutput = z.record(z.string(), z.unknown());
 export const workspaceName = z.string().describe("Workspace (memory partition) name: 1-63 letters, digits, '.', '_' or '-'.");
 
