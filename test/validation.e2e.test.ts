@@ -173,6 +173,18 @@ describe("limits that used to live only in the tool schemas are the domain's", (
   });
 });
 
+describe("one rule per field, whichever tool takes it", () => {
+  test("an empty entityType and an empty observation are accepted by upsert_entity, as by create_entities", async () => {
+    const ws = uniqueWorkspace();
+    ok(await call(ws, "create_entities", { entities: [{ name: "Official", entityType: "", observations: [""] }] }));
+    ok(await call(ws, "upsert_entity", { name: "Core", entityType: "", observations: [""] }));
+    expect((await graphOf(ws)).entities.map(({ name, observations }) => ({ name, observations }))).toEqual([
+      { name: "Official", observations: [""] },
+      { name: "Core", observations: [""] },
+    ]);
+  });
+});
+
 describe("a __proto__ metadata key is refused, however metadata is sent", () => {
   const PROTO = '{"__proto__":{"polluted":true},"source":"slack"}';
   const NESTED = '{"source":{"__proto__":{"polluted":true}}}';
