@@ -160,6 +160,7 @@ describe("limits that used to live only in the tool schemas are the domain's", (
     ["upsert_relation", { from: LONG_NAME, to: "B", relationType: "r" }, /^from is 1025 characters/],
     ["get_entity_relations", { entityName: "" }, /^entityName is empty/],
     ["read_graph", { limit: 0 }, /^limit must be a whole number from 1 to 1000/],
+    ["read_graph", { limit: 2.5 }, /^limit must be a whole number from 1 to 1000/],
     ["search_nodes", { query: "x", limit: 1001 }, /^limit must be a whole number from 1 to 1000/],
     ["get_entities_by_tag", { tagName: "vip", limit: 0 }, /^limit must be a whole number from 1 to 1000/],
     ["define_tag", { name: "x", description: "d".repeat(4097) }, /^description is 4097 characters; the limit is 4096/],

@@ -28,8 +28,11 @@ export const tagCategory = z
   .string()
   .describe(`A group of tags, e.g. priority, source, confidence (up to ${LIMITS.tagCategory} characters).`);
 export const tagDescription = z.string().describe(`What the tag means and when to use it (up to ${LIMITS.tagDescription} characters).`);
-/** A page size or result limit (checked by the domain: 1 to the per-call item limit). */
-export const resultLimit = z.number().int();
+/**
+ * A page size or result limit: a whole number from 1 to the per-call item limit, which the domain
+ * checks. Listed as an integer; zod's int() would also list the safe-integer bounds as the range.
+ */
+export const resultLimit = z.number().meta({ type: "integer" });
 export const entityId = z.string().describe("Entity id (GUID) as returned by upsert_entity.");
 /**
  * Passed through unparsed: the domain checks it (normalizeMetadata), whichever form it comes in.
