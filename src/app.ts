@@ -9,6 +9,7 @@ import { loggingInstrument, type ToolCallLog } from "./mcp/instrument.js";
 import { TOOL_GROUPS, type Toolsets } from "./mcp/tool.js";
 import { readDefaultToolsets } from "./mcp/toolsets.js";
 import { connectStorage, type StorageConnection } from "./storage/client.js";
+import { tableCursorKey } from "./storage/cursorKey.js";
 import { readStorageSettings } from "./storage/settings.js";
 import { TableGraphStore } from "./storage/tableGraphStore.js";
 import { VERSION } from "./version.js";
@@ -119,7 +120,7 @@ export function createApp(storage?: StorageConnection, options: AppOptions = {})
 
 /** The domain over Table Storage: what the HTTP doors and the CLI share. */
 export function createMemory(storage: StorageConnection): MemoryService {
-  return new MemoryService(new TableGraphStore(storage));
+  return new MemoryService(new TableGraphStore(storage), tableCursorKey(storage));
 }
 
 /** MEMORY_STORAGE_TIMEOUT_MS and MEMORY_STORAGE_MAX_RETRIES bound how long a tool call waits on storage. */

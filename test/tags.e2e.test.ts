@@ -145,8 +145,8 @@ describe("tag_entity", () => {
   test.each([
     ["no tags", { tagNames: [] }, /tagNames/],
     ["more tags than one call takes", { tagNames: Array.from({ length: 33 }, (_, i) => `t${i}`) }, /tagNames/],
-    ["an empty tag name", { tagNames: [""] }, /tagNames\.0/],
-    ["a tag name over 256 characters", { tagNames: ["x".repeat(257)] }, /tagNames\.0/],
+    ["an empty tag name", { tagNames: [""] }, /tagNames\[0\]/],
+    ["a tag name over 256 characters", { tagNames: ["x".repeat(257)] }, /tagNames\[0\]/],
     ["a lone surrogate in a tag name", { tagNames: ["bad \ud800"] }, /surrogate/],
   ])("%s is a ValidationError", async (_label, args, message) => {
     const ws = uniqueWorkspace();

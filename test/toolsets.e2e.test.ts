@@ -16,9 +16,8 @@ afterAll(async () => {
   await server.close();
 });
 
-const groupOf = new Map(ALL_TOOLS.map((tool) => [tool.name, tool.group]));
 const namesIn = (...groups: string[]) =>
-  ALL_TOOLS.filter((tool) => groups.includes(tool.group))
+  ALL_TOOLS.filter((tool) => tool.groups.some((group) => groups.includes(group)))
     .map((tool) => tool.name)
     .sort();
 
@@ -46,7 +45,10 @@ function post(path: string) {
 
 describe("tool groups", () => {
   test("every tool is in a known group, and by default every group is offered", async () => {
-    for (const group of groupOf.values()) expect(TOOL_GROUPS).toContain(group);
+    for (const tool of ALL_TOOLS) {
+      expect(tool.groups.length).toBeGreaterThan(0);
+      for (const group of tool.groups) expect(TOOL_GROUPS).toContain(group);
+    }
     expect(namesIn("core")).toEqual(["get_entity_relations", "read_graph", "upsert_entity", "upsert_relation"]);
     await withClient(server.url, "/api/mcp", async (client) =>
       expect(await listed(client)).toEqual(ALL_TOOLS.map((tool) => tool.name).sort()),
@@ -86,6 +88,49 @@ describe("tool groups", () => {
       expect(response.status).toBe(400);
       expect(await response.json()).toEqual({ success: false, error: "ValidationError", message });
     }
+  });
+});
+
+describe("the official server's tool set is complete on its own", () => {
+  const OFFICIAL = [
+    "add_observations",
+    "create_entities",
+    "create_relations",
+    "delete_entities",
+    "delete_observations",
+    "delete_relations",
+    "open_nodes",
+    "read_graph",
+    "search_nodes",
+  ];
+
+  test("read_graph is in both core and graph, so ?toolsets=graph lists all nine official tools", async () => {
+    expect(namesIn("core")).toContain("read_graph");
+    expect(namesIn("graph")).toEqual(OFFICIAL);
+    await withClient(server.url, "/api/mcp?toolsets=graph", async (client) => expect(await listed(client)).toEqual(OFFICIAL));
+    await withClient(server.url, `/api/workspaces/${uniqueWorkspace()}/mcp?toolsets=graph,tags`, async (client) =>
+      expect(await listed(client)).toEqual(namesIn("graph", "tags")),
+    );
+  });
+
+  test.each(["graph", "graph,tags"])("on ?toolsets=%s, read_graph reads the graph written there", async (toolsets) => {
+    const ws = uniqueWorkspace();
+    await withClient(server.url, `/api/workspaces/${ws}/mcp?toolsets=${toolsets}`, async (client) => {
+      ok(await client.call("create_entities", { entities: [{ name: "A", entityType: "t", observations: ["x"] }] }));
+      const graph = ok<{ entities: { name: string; observations: string[] }[] }>(await client.call("read_graph", {}));
+      expect(graph.entities).toMatchObject([{ name: "A", observations: ["x"] }]);
+    });
+  });
+
+  test("a tool in several groups is refused only when the connection selected none of them, and the message names them all", async () => {
+    await withClient(server.url, "/api/mcp?toolsets=tags", async (client) => {
+      const error = failed(await client.call("read_graph", { workspaceName: uniqueWorkspace() }));
+      expect(error.error).toBe("ValidationError");
+      expect(error.message).toBe(
+        "read_graph is in the tool groups 'core' and 'graph', neither of which this connection selected (toolsets: tags). " +
+          "Add one of them to ?toolsets= on the MCP URL, or leave toolsets out for the server's default groups.",
+      );
+    });
   });
 });
 

@@ -1,28 +1,73 @@
+import { createHmac, timingSafeEqual } from "node:crypto";
 import { ValidationError } from "./errors.js";
 import { isGuid } from "./ids.js";
+import type { ReadMode } from "./model.js";
 
 /**
- * read_graph's continuation cursor: opaque to callers (base64url JSON), so the position it holds can
- * change form later without breaking them. It holds the last entity id of the previous page.
+ * The secret that signs read_graph cursors: the same on every instance of a deployment (so any
+ * instance continues a walk another began) and never shown to clients. Called per cursor; the
+ * provider reads it once per process and caches it.
  */
-const FORMAT = 1;
+export type CursorKeyProvider = () => Promise<Uint8Array>;
 
-export function encodeCursor(afterEntityId: string): string {
-  return Buffer.from(JSON.stringify({ v: FORMAT, after: afterEntityId }), "utf8").toString("base64url");
+/** What a cursor is valid for: a page differs by workspace and mode, so a cursor holds for that pair only. */
+export interface CursorScope {
+  workspace: string;
+  mode: ReadMode;
 }
 
-export function decodeCursor(cursor: string): string {
+/**
+ * read_graph's continuation cursor: `<payload>.<mac>`, both base64url. The payload (JSON) holds the
+ * last entity id of the previous page and stays opaque to callers, so its form can change later.
+ * The mac is an HMAC-SHA256 over the scope and the payload, so a cursor made by hand, altered, or
+ * issued for another workspace or mode is refused instead of silently yielding a wrong page (such as
+ * an empty "last" page that makes a client believe it has read everything).
+ */
+const FORMAT = 2;
+
+const refused = () =>
+  new ValidationError(
+    "cursor is not one read_graph issued for this workspace and mode (it was altered, made by hand, or belongs to another " +
+      "workspace or mode). Omit cursor to start again from the first page, or pass the previous page's cursor unchanged with the same mode.",
+  );
+
+export class CursorCodec {
+  constructor(private readonly key: CursorKeyProvider) {}
+
+  async encode(scope: CursorScope, afterEntityId: string): Promise<string> {
+    const payload = Buffer.from(JSON.stringify({ v: FORMAT, after: afterEntityId }), "utf8").toString("base64url");
+    return `${payload}.${(await this.mac(scope, payload)).toString("base64url")}`;
+  }
+
+  /** The entity id to continue after; a ValidationError if this codec did not issue the cursor for this scope. */
+  async decode(scope: CursorScope, cursor: string): Promise<string> {
+    const parts = cursor.split(".");
+    if (parts.length !== 2) throw refused();
+    const [payload, mac] = parts as [string, string];
+    // The shape is checked first, so garbage costs no key read.
+    const after = positionIn(payload);
+    const given = Buffer.from(mac, "base64url");
+    const expected = await this.mac(scope, payload);
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw refused();
+    return after;
+  }
+
+  private async mac(scope: CursorScope, payload: string): Promise<Buffer> {
+    // Newlines separate the parts: no workspace name or mode contains one, so no two scopes sign the same text.
+    return createHmac("sha256", await this.key())
+      .update(`read_graph\n${scope.workspace}\n${scope.mode}\n${payload}`)
+      .digest();
+  }
+}
+
+function positionIn(payload: string): string {
   let value: unknown;
   try {
-    value = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
+    value = JSON.parse(Buffer.from(payload, "base64url").toString("utf8"));
   } catch {
-    value = undefined;
+    throw refused();
   }
-  const { v, after } = (value ?? {}) as { v?: unknown; after?: unknown };
-  if (v !== FORMAT || typeof after !== "string" || !isGuid(after)) {
-    throw new ValidationError(
-      "cursor is not one read_graph returned. Pass the cursor of the previous page unchanged, or omit it to start again.",
-    );
-  }
+  const { v, after } = (value !== null && typeof value === "object" ? value : {}) as { v?: unknown; after?: unknown };
+  if (v !== FORMAT || typeof after !== "string" || !isGuid(after)) throw refused();
   return after.toLowerCase();
 }

@@ -8,8 +8,9 @@ import {
   checkEntityName,
   checkObservation,
   checkRelationInput,
+  checkTagCategory,
+  checkTagDescription,
   checkTagName,
-  checkText,
   type EntityInput,
   type RelationInput,
 } from "./validation.js";
@@ -235,8 +236,8 @@ function mergeTaggings(workspace: string, taggings: readonly Located<TaggingInpu
 
 export function checkTagInput(tag: TagDefinition, where: string): void {
   checkTagName(tag.name, `${where}.name`);
-  checkText(tag.category, `${where}.category`, { max: LIMITS.tagCategory, allowEmpty: true });
-  checkText(tag.description, `${where}.description`, { max: LIMITS.tagDescription, allowEmpty: true });
+  checkTagCategory(tag.category, `${where}.category`);
+  checkTagDescription(tag.description, `${where}.description`);
 }
 
 export function checkTaggingInput(tagging: TaggingInput, where: string): void {

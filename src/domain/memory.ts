@@ -1,4 +1,4 @@
-import { decodeCursor, encodeCursor } from "./cursor.js";
+import { CursorCodec, type CursorKeyProvider } from "./cursor.js";
 import { NotFoundError, ValidationError } from "./errors.js";
 import { entityId, isGuid, relationId, relationIds, relationWrite } from "./ids.js";
 import { LIMITS } from "./limits.js";
@@ -11,11 +11,15 @@ import { TagService } from "./tags.js";
 import {
   checkCount,
   checkEntityInput,
-  checkLimit,
   checkEntityName,
+  checkEntityNameLookup,
+  checkEntityType,
+  checkLimit,
   checkObservation,
+  checkQuery,
   checkRelationInput,
-  checkText,
+  checkRelationLookup,
+  checkRelationType,
   normalizeMetadata,
   type EntityInput,
   type RelationInput,
@@ -44,33 +48,50 @@ export interface UpsertRelationInput {
 /**
  * The graph rules of one workspace-partitioned memory. Storage details stay behind GraphStore.
  * Write methods take the actor (the caller's principal id), which the store records as createdBy/updatedBy.
+ *
+ * Every method checks all of its input (validation.ts) before it derives an id or calls the store,
+ * so a call holding one invalid item is refused whole and changes nothing.
  */
 export class MemoryService {
   /** Tags of entities and observations. */
   readonly tags: TagService;
+  private readonly cursors: CursorCodec;
 
-  constructor(private readonly store: GraphStore) {
+  /** `cursorKey` signs read_graph cursors; it must be the same on every instance of a deployment. */
+  constructor(
+    private readonly store: GraphStore,
+    cursorKey: CursorKeyProvider,
+  ) {
     this.tags = new TagService(store.tags);
+    this.cursors = new CursorCodec(cursorKey);
   }
 
   async upsertEntity(workspace: string, actor: Actor, input: UpsertEntityInput) {
-    const id = entityId(workspace, input.name);
+    const observations = input.observations ?? [];
+    checkEntityName(input.name, "name");
+    checkEntityType(input.entityType, "entityType");
+    checkCount(observations, "observations", LIMITS.observationsPerCall);
+    observations.forEach((content, i) => checkObservation(content, `observations[${i}]`));
     const metadata = normalizeMetadata(input.metadata);
+    const id = entityId(workspace, input.name);
     const result = await this.store.upsertEntity(workspace, actor, {
       id,
       name: input.name,
       entityType: input.entityType,
-      observations: input.observations ?? [],
+      observations,
       ...(metadata !== undefined ? { metadata } : {}),
     });
     return { id, created: result.created, addedObservations: result.addedObservations };
   }
 
   async upsertRelation(workspace: string, actor: Actor, input: UpsertRelationInput) {
+    const fromId = this.idOf(workspace, input.from, { id: "fromEntityId", name: "from" });
+    const toId = this.idOf(workspace, input.to, { id: "toEntityId", name: "to" });
+    checkRelationType(input.relationType, "relationType");
     const metadata = normalizeMetadata(input.metadata);
     const [from, to] = await Promise.all([
-      this.resolveEndpoint(workspace, input.from, "Source"),
-      this.resolveEndpoint(workspace, input.to, "Target"),
+      this.resolveEndpoint(workspace, fromId, input.from, "Source"),
+      this.resolveEndpoint(workspace, toId, input.to, "Target"),
     ]);
     const id = relationId(workspace, from.id, input.relationType, to.id);
     try {
@@ -110,12 +131,13 @@ export class MemoryService {
    */
   async readGraph(workspace: string, options: { limit?: number; cursor?: string; mode?: ReadMode } = {}): Promise<GraphPage> {
     if (options.limit !== undefined) checkLimit(options.limit, "limit");
-    const after = options.cursor === undefined ? undefined : decodeCursor(options.cursor);
-    const page = await this.store.readGraph(workspace, { limit: options.limit, after, mode: options.mode ?? "full" });
+    const scope = { workspace, mode: options.mode ?? "full" };
+    const after = options.cursor === undefined ? undefined : await this.cursors.decode(scope, options.cursor);
+    const page = await this.store.readGraph(workspace, { limit: options.limit, after, mode: scope.mode });
     return {
       entities: page.entities,
       relations: page.relations,
-      ...(page.after !== undefined ? { cursor: encodeCursor(page.after) } : {}),
+      ...(page.after !== undefined ? { cursor: await this.cursors.encode(scope, page.after) } : {}),
     };
   }
 
@@ -194,7 +216,7 @@ export class MemoryService {
   /** Deletes entities with their observations and every relation to or from them. Unknown names are ignored. */
   async deleteEntities(workspace: string, names: readonly string[]): Promise<void> {
     checkCount(names, "entityNames", LIMITS.itemsPerCall);
-    names.forEach((name, i) => checkText(name, `entityNames[${i}]`, { max: LIMITS.entityName, allowEmpty: true }));
+    names.forEach((name, i) => checkEntityNameLookup(name, `entityNames[${i}]`));
     await this.store.deleteEntities(
       workspace,
       names.map((name) => entityId(workspace, name)),
@@ -204,7 +226,11 @@ export class MemoryService {
   /** Deletes the given observations. Unknown entities and observations are ignored. */
   async deleteObservations(workspace: string, deletions: readonly { entityName: string; observations: string[] }[]): Promise<void> {
     checkCount(deletions, "deletions", LIMITS.itemsPerCall);
-    deletions.forEach((deletion, i) => checkCount(deletion.observations, `deletions[${i}].observations`, LIMITS.observationsPerCall));
+    deletions.forEach((deletion, i) => {
+      checkEntityNameLookup(deletion.entityName, `deletions[${i}].entityName`);
+      checkCount(deletion.observations, `deletions[${i}].observations`, LIMITS.observationsPerCall);
+      deletion.observations.forEach((content, j) => checkObservation(content, `deletions[${i}].observations[${j}]`));
+    });
     await this.store.deleteObservations(
       workspace,
       deletions.map((deletion) => ({ entityId: entityId(workspace, deletion.entityName), contents: deletion.observations })),
@@ -214,6 +240,7 @@ export class MemoryService {
   /** Deletes the given relations. Unknown ones are ignored. */
   async deleteRelations(workspace: string, relations: readonly RelationInput[]): Promise<void> {
     checkCount(relations, "relations", LIMITS.itemsPerCall);
+    relations.forEach((relation, i) => checkRelationLookup(relation, `relations[${i}]`));
     await this.store.deleteRelations(
       workspace,
       relations.map((relation) => relationIds(workspace, relation)),
@@ -223,6 +250,7 @@ export class MemoryService {
   /** The named entities (unknown names skipped) and every relation touching at least one of them. One range read per name. */
   async openNodes(workspace: string, names: readonly string[]): Promise<{ entities: Entity[]; relations: Relation[] }> {
     checkCount(names, "names", LIMITS.itemsPerCall);
+    names.forEach((name, i) => checkEntityNameLookup(name, `names[${i}]`));
     const distinct = [...new Set(names)];
     const nodes = await this.store.getEntities(
       workspace,
@@ -247,7 +275,7 @@ export class MemoryService {
     limit = DEFAULT_SEARCH_LIMIT,
   ): Promise<{ entities: Entity[]; relations: Relation[] }> {
     checkLimit(limit, "limit");
-    checkText(query, "query", { max: LIMITS.observation, allowEmpty: true });
+    checkQuery(query, "query");
     return subgraph(await topMatches(this.store.scanEntities(workspace), query, limit));
   }
 
@@ -257,10 +285,10 @@ export class MemoryService {
    */
   private async resolveEndpoint(
     workspace: string,
+    id: string,
     ref: EntityRef,
     role: "Source" | "Target",
   ): Promise<EntitySummary | { id: string; name: string }> {
-    const id = this.idOf(workspace, ref, role === "Source" ? { id: "fromEntityId", name: "from" } : { id: "toEntityId", name: "to" });
     if (ref.name !== undefined) return { id, name: ref.name };
     const summary = await this.store.getEntitySummary(workspace, id);
     if (!summary) throw endpointMissing(role, ref);
@@ -273,6 +301,7 @@ export class MemoryService {
    * argument names, so the message says which one to drop.
    */
   private idOf(workspace: string, ref: EntityRef, fields: { id: string; name: string }): string {
+    if (ref.name !== undefined) checkEntityName(ref.name, fields.name);
     if (ref.id !== undefined) {
       if (!isGuid(ref.id)) throw new ValidationError(`'${ref.id}' is not an entity id (a GUID). Pass the entity's name instead.`);
       const id = ref.id.toLowerCase();

@@ -5,7 +5,15 @@ import type { Entity, Relation, TagDefinition, TagUsage } from "./model.js";
 import { compareText } from "./order.js";
 import type { TagChange, TagRef, TagStore, TagTarget } from "./store.js";
 import { subgraph } from "./subgraph.js";
-import { checkCount, checkEntityName, checkLimit, checkObservation, checkTagName, checkText } from "./validation.js";
+import {
+  checkCount,
+  checkEntityName,
+  checkLimit,
+  checkObservation,
+  checkTagCategory,
+  checkTagDescription,
+  checkTagName,
+} from "./validation.js";
 
 export const DEFAULT_TAGGED_LIMIT = 50;
 
@@ -68,8 +76,8 @@ export class TagService {
     input: { name: string; category?: string; description?: string },
   ): Promise<{ tag: TagDefinition; created: boolean }> {
     checkTagName(input.name, "name");
-    if (input.category !== undefined) checkText(input.category, "category", { max: LIMITS.tagCategory, allowEmpty: true });
-    if (input.description !== undefined) checkText(input.description, "description", { max: LIMITS.tagDescription, allowEmpty: true });
+    if (input.category !== undefined) checkTagCategory(input.category, "category");
+    if (input.description !== undefined) checkTagDescription(input.description, "description");
     return this.store.defineTag(workspace, { id: tagId(workspace, input.name), ...input });
   }
 

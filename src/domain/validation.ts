@@ -12,23 +12,42 @@ export function assertWorkspaceName(name: unknown): string {
   return name;
 }
 
-/** How deeply objects and arrays nest, counted without recursion (the point is to survive any depth). */
-function nestingDepth(root: unknown): number {
+/**
+ * The one key metadata may not hold, at any depth. JavaScript treats an assignment to `__proto__` as
+ * setting the object's prototype, so the key is dropped by any code that copies metadata by
+ * assignment (zod did, for metadata sent as an object, while a JSON string kept it) and can pollute
+ * the prototypes of readers that merge it. Refused with a clear error rather than kept inconsistently.
+ */
+const FORBIDDEN_KEY = "__proto__";
+
+/**
+ * How deeply metadata nests, and where (if anywhere) it holds the forbidden key: one walk, without
+ * recursion (the point is to survive any depth). Stops as soon as the depth limit is passed.
+ */
+function inspectMetadata(root: unknown): { depth: number; forbiddenAt?: string } {
   let deepest = 0;
-  const pending: [unknown, number][] = [[root, 1]];
+  const pending: [unknown, number, string][] = [[root, 1, "metadata"]];
   while (pending.length > 0) {
-    const [value, depth] = pending.pop()!;
+    const [value, depth, path] = pending.pop()!;
     if (value === null || typeof value !== "object") continue;
     deepest = Math.max(deepest, depth);
-    if (deepest > LIMITS.metadataDepth) return deepest;
-    for (const child of Object.values(value)) pending.push([child, depth + 1]);
+    if (deepest > LIMITS.metadataDepth) return { depth: deepest };
+    if (Array.isArray(value)) {
+      value.forEach((child, i) => pending.push([child, depth + 1, `${path}[${i}]`]));
+      continue;
+    }
+    for (const [key, child] of Object.entries(value)) {
+      if (key === FORBIDDEN_KEY) return { depth: deepest, forbiddenAt: `${path}.${key}` };
+      pending.push([child, depth + 1, `${path}.${key}`]);
+    }
   }
-  return deepest;
+  return { depth: deepest };
 }
 
 /**
  * Metadata is a JSON object, or a string holding one (as the seed API accepted). It is stored as
- * JSON text in one property, so its serialised size is bounded by the property limit.
+ * JSON text in one property, so its serialised size is bounded by the property limit. Both forms
+ * are held to the same rules.
  */
 export function normalizeMetadata(value: unknown): Metadata | undefined {
   if (value === undefined || value === null) return undefined;
@@ -43,8 +62,15 @@ export function normalizeMetadata(value: unknown): Metadata | undefined {
   if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
     throw new ValidationError('metadata must be a JSON object (or a string holding one), e.g. {"source":"slack"}.');
   }
-  if (nestingDepth(parsed) > LIMITS.metadataDepth) {
+  const { depth, forbiddenAt } = inspectMetadata(parsed);
+  if (depth > LIMITS.metadataDepth) {
     throw new ValidationError(`metadata is nested more than ${LIMITS.metadataDepth} levels deep. Flatten it.`);
+  }
+  if (forbiddenAt !== undefined) {
+    throw new ValidationError(
+      `metadata key ${forbiddenAt} is not allowed: JavaScript treats '${FORBIDDEN_KEY}' as an object's prototype, so clients would ` +
+        `lose it or misread it. Rename the key (e.g. 'proto'); nothing was written.`,
+    );
   }
   const text = JSON.stringify(parsed);
   if (text.length > LIMITS.metadataJson) {
@@ -56,16 +82,16 @@ export function normalizeMetadata(value: unknown): Metadata | undefined {
 }
 
 /**
- * Text limits, checked in the domain so every caller (MCP tools whose schemas must stay exactly the
- * official server's, and the import CLI) is held to them before any storage call. `where` names the
- * field in the message, e.g. "entities[2].name", so the caller can find it.
+ * The text rules: the one place every limit on text is enforced, for every entry point (MCP tools,
+ * whose schemas only describe types, and the import CLI), before any id is derived or storage is
+ * called. `where` names the field in the message, e.g. "entities[2].name", so the caller can find it.
  */
 export function checkText(value: string, where: string, rule: { max: number; allowEmpty?: boolean }): string {
   if (!rule.allowEmpty && value.length === 0) throw new ValidationError(`${where} is empty. Give a non-empty value.`);
   if (value.length > rule.max) {
     throw new ValidationError(`${where} is ${value.length} characters; the limit is ${rule.max}. Shorten it, or split it into several.`);
   }
-  // A lone surrogate cannot be encoded as UTF-8, so storage would corrupt it.
+  // A lone surrogate cannot be encoded as UTF-8: storage would corrupt it, and ids cannot be derived from it.
   if (!value.isWellFormed()) throw new ValidationError(`${where} contains an unpaired UTF-16 surrogate. Send well-formed text.`);
   return value;
 }
@@ -75,6 +101,19 @@ export const checkEntityType = (value: string, where: string) => checkText(value
 export const checkRelationType = (value: string, where: string) => checkText(value, where, { max: LIMITS.relationType });
 export const checkTagName = (value: string, where: string) => checkText(value, where, { max: LIMITS.tagName });
 export const checkObservation = (value: string, where: string) => checkText(value, where, { max: LIMITS.observation, allowEmpty: true });
+export const checkTagCategory = (value: string, where: string) => checkText(value, where, { max: LIMITS.tagCategory, allowEmpty: true });
+export const checkTagDescription = (value: string, where: string) =>
+  checkText(value, where, { max: LIMITS.tagDescription, allowEmpty: true });
+/** search_nodes' query: any text an observation could hold. */
+export const checkQuery = (value: string, where: string) => checkText(value, where, { max: LIMITS.observation, allowEmpty: true });
+
+/**
+ * Names and types that only find or delete something (open_nodes, the delete tools) keep the size and
+ * text rules, but may be empty: an empty one names nothing, so nothing is found or deleted.
+ */
+export const checkEntityNameLookup = (value: string, where: string) =>
+  checkText(value, where, { max: LIMITS.entityName, allowEmpty: true });
+const checkRelationTypeLookup = (value: string, where: string) => checkText(value, where, { max: LIMITS.relationType, allowEmpty: true });
 
 /** A page size or result limit: 1 to the per-call item limit. */
 export function checkLimit(limit: number, where: string): void {
@@ -113,4 +152,11 @@ export function checkRelationInput(relation: RelationInput, where: string): void
   checkEntityName(relation.from, `${where}.from`);
   checkEntityName(relation.to, `${where}.to`);
   checkRelationType(relation.relationType, `${where}.relationType`);
+}
+
+/** A relation named to be deleted: the rules of checkRelationInput, empty parts allowed (see checkEntityNameLookup). */
+export function checkRelationLookup(relation: RelationInput, where: string): void {
+  checkEntityNameLookup(relation.from, `${where}.from`);
+  checkEntityNameLookup(relation.to, `${where}.to`);
+  checkRelationTypeLookup(relation.relationType, `${where}.relationType`);
 }

@@ -3,39 +3,45 @@ import { ERROR_KINDS } from "../domain/errors.js";
 import { LIMITS } from "../domain/limits.js";
 
 /**
- * Field schemas shared by the tools, with Table Storage's size limits (domain/limits.ts) so
- * oversized input is refused before any storage call.
+ * Field schemas shared by the tools. They give each argument's type and shape, and describe the
+ * limits for clients (tools/list), but enforce none: the domain (domain/validation.ts) is the one
+ * authority on every limit and text rule, so a tool, the import CLI and any later entry point are
+ * held to the same rules with the same messages.
  */
 
-/** Rejects lone surrogates: they cannot be encoded as UTF-8 and would be corrupted in storage. */
-const wellFormed = (schema: z.ZodString) =>
-  schema.refine((value) => value.isWellFormed(), { message: "contains an unpaired UTF-16 surrogate" });
-
-export const entityName = wellFormed(z.string().min(1).max(LIMITS.entityName)).describe(
-  "Entity name, unique within the workspace and matched exactly.",
-);
-export const entityType = wellFormed(z.string().min(1).max(LIMITS.entityType)).describe("Kind of entity, e.g. person, project, service.");
-export const relationType = wellFormed(z.string().min(1).max(LIMITS.relationType)).describe(
-  "Relation type in active voice, e.g. works_on, depends_on.",
-);
-export const observation = wellFormed(z.string().min(1).max(LIMITS.observation)).describe(
-  `One fact, up to ${LIMITS.observation} characters.`,
-);
-export const observations = z.array(observation).max(LIMITS.observationsPerCall);
-export const tagName = wellFormed(z.string().min(1).max(LIMITS.tagName)).describe(
-  "Tag name, matched exactly, e.g. high-priority, source:slack, confidence:low.",
-);
+export const entityName = z
+  .string()
+  .describe(`Entity name (1-${LIMITS.entityName} characters), unique within the workspace and matched exactly.`);
+export const entityType = z.string().describe(`Kind of entity, e.g. person, project, service (up to ${LIMITS.entityType} characters).`);
+export const relationType = z
+  .string()
+  .describe(`Relation type in active voice, e.g. works_on, depends_on (1-${LIMITS.relationType} characters).`);
+export const observation = z.string().describe(`One fact, up to ${LIMITS.observation} characters.`);
+export const observations = z.array(observation).describe(`Up to ${LIMITS.observationsPerCall} facts per call.`);
+export const tagName = z
+  .string()
+  .describe(`Tag name (1-${LIMITS.tagName} characters), matched exactly, e.g. high-priority, source:slack, confidence:low.`);
 export const tagNames = z
   .array(tagName)
-  .min(1)
-  .max(LIMITS.tagsPerCall)
   .describe(`Tag names (1-${LIMITS.tagsPerCall}), matched exactly. Reuse names get_all_tags lists rather than inventing near-duplicates.`);
-export const tagCategory = wellFormed(z.string().max(LIMITS.tagCategory)).describe("A group of tags, e.g. priority, source, confidence.");
-export const tagDescription = wellFormed(z.string().max(LIMITS.tagDescription)).describe("What the tag means and when to use it.");
+export const tagCategory = z
+  .string()
+  .describe(`A group of tags, e.g. priority, source, confidence (up to ${LIMITS.tagCategory} characters).`);
+export const tagDescription = z.string().describe(`What the tag means and when to use it (up to ${LIMITS.tagDescription} characters).`);
+/**
+ * A page size or result limit: a whole number from 1 to the per-call item limit, which the domain
+ * checks. Listed as an integer; zod's int() would also list the safe-integer bounds as the range.
+ */
+export const resultLimit = z.number().meta({ type: "integer" });
 export const entityId = z.string().describe("Entity id (GUID) as returned by upsert_entity.");
-export const metadataInput = z
-  .union([z.record(z.string(), z.unknown()), z.string()])
-  .describe("JSON object of extra properties, or a string holding one.");
+/**
+ * Passed through unparsed: the domain checks it (normalizeMetadata), whichever form it comes in.
+ * A zod record would rebuild the object by assignment, which silently drops a `__proto__` key.
+ */
+export const metadataInput = z.unknown().meta({
+  description: "JSON object of extra properties, or a string holding one.",
+  anyOf: [{ type: "object", propertyNames: { type: "string" }, additionalProperties: {} }, { type: "string" }],
+});
 export const metadataOutput = z.record(z.string(), z.unknown());
 export const workspaceName = z.string().describe("Workspace (memory partition) name: 1-63 letters, digits, '.', '_' or '-'.");
 

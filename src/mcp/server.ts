@@ -18,7 +18,7 @@ import { errorOutput, workspaceName as workspaceNameField } from "./schemas.js";
 import type { ToolInstrument } from "./instrument.js";
 import type { AnyTool, Toolsets } from "./tool.js";
 import { ALL_TOOLS } from "./tools/index.js";
-import { ALL_TOOLSETS, describeToolsets } from "./toolsets.js";
+import { ALL_TOOLSETS, notOffered, offers } from "./toolsets.js";
 
 export const SERVER_NAME = "central-memory-mcp";
 
@@ -70,7 +70,7 @@ export function createMcpServer(context: McpContext): Server {
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
   // The most this caller may do on this route decides which tools it is shown: read-only callers see no write tools.
   const ceiling = boundWorkspace === undefined ? strongestAccess(principal) : accessTo(principal, boundWorkspace);
-  const visible = tools.filter((tool) => toolsets.has(tool.group) && allows(ceiling, tool));
+  const visible = tools.filter((tool) => offers(toolsets, tool) && allows(ceiling, tool));
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: visible.map((tool) => describeTool(tool, boundWorkspace, toolsets)) }));
 
@@ -82,12 +82,7 @@ export function createMcpServer(context: McpContext): Server {
       );
     }
     try {
-      if (!toolsets.has(tool.group)) {
-        throw new ValidationError(
-          `${tool.name} is in the tool group '${tool.group}', which this connection did not select (toolsets: ${describeToolsets(toolsets)}). ` +
-            `Add '${tool.group}' to ?toolsets= on the MCP URL, or leave toolsets out for the server's default groups.`,
-        );
-      }
+      if (!offers(toolsets, tool)) throw notOffered(tool, toolsets);
       if (!allows(ceiling, tool)) throw new ForbiddenError(`${tool.name} changes memory, and this caller has read-only access.`);
       const parsed = inputSchema(tool, boundWorkspace).safeParse(request.params.arguments ?? {});
       if (!parsed.success) throw new ValidationError(`Invalid arguments for ${tool.name}: ${describeIssues(parsed.error)}`);

@@ -36,7 +36,11 @@ export interface ToolContext {
  */
 export interface ToolDefinition<Input extends z.ZodRawShape = z.ZodRawShape, Output extends z.ZodRawShape = z.ZodRawShape> {
   name: string;
-  group: ToolGroup;
+  /**
+   * The groups that offer the tool: a connection sees it if it selected any of them. A tool may be in
+   * several, so that each group is complete for its clients (read_graph is in core and in graph).
+   */
+  groups: readonly [ToolGroup, ...ToolGroup[]];
   title: string;
   description: string;
   input: Input;

@@ -1,5 +1,5 @@
 import { ValidationError } from "../domain/errors.js";
-import { TOOL_GROUPS, type ToolGroup, type Toolsets } from "./tool.js";
+import { TOOL_GROUPS, type AnyTool, type ToolGroup, type Toolsets } from "./tool.js";
 
 /** Every group: the default when MEMORY_TOOLSETS is unset. */
 export const ALL_TOOLSETS: Toolsets = new Set(TOOL_GROUPS);
@@ -35,4 +35,27 @@ export function readDefaultToolsets(env: NodeJS.ProcessEnv = process.env): Tools
 /** For messages and logs, in the canonical order. */
 export function describeToolsets(toolsets: Toolsets): string {
   return TOOL_GROUPS.filter((group) => toolsets.has(group)).join(",");
+}
+
+/** Whether a connection with these groups offers the tool: it selected at least one of the tool's groups. */
+export function offers(toolsets: Toolsets, tool: Pick<AnyTool, "groups">): boolean {
+  return tool.groups.some((group) => toolsets.has(group));
+}
+
+/** The error for a call to a tool the connection does not offer: it names the tool's groups and how to add one. */
+export function notOffered(tool: Pick<AnyTool, "name" | "groups">, toolsets: Toolsets): ValidationError {
+  const selected = `toolsets: ${describeToolsets(toolsets)}`;
+  const suffix = "to ?toolsets= on the MCP URL, or leave toolsets out for the server's default groups.";
+  const [only, ...more] = tool.groups;
+  if (more.length === 0) {
+    return new ValidationError(
+      `${tool.name} is in the tool group '${only}', which this connection did not select (${selected}). Add '${only}' ${suffix}`,
+    );
+  }
+  const quoted = tool.groups.map((group) => `'${group}'`);
+  const listed = `${quoted.slice(0, -1).join(", ")} and ${quoted.at(-1)}`;
+  const none = more.length === 1 ? "neither" : "none";
+  return new ValidationError(
+    `${tool.name} is in the tool groups ${listed}, ${none} of which this connection selected (${selected}). Add one of them ${suffix}`,
+  );
 }

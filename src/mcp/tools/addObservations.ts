@@ -5,7 +5,7 @@ import { indentedJson } from "../graphShapes.js";
 /** Official memory-server parity (see createEntities.ts). */
 export const addObservations = defineTool({
   name: "add_observations",
-  group: "graph",
+  groups: ["graph"],
   title: "Add Observations",
   description: "Add new observations to existing entities in the knowledge graph",
   input: {

@@ -5,7 +5,7 @@ import { indentedJson, officialEntity } from "../graphShapes.js";
 /** Official memory-server parity: name, description, schemas, annotations and text as server-memory 2026.8.31. */
 export const createEntities = defineTool({
   name: "create_entities",
-  group: "graph",
+  groups: ["graph"],
   title: "Create Entities",
   description: "Create multiple new entities in the knowledge graph",
   input: { entities: z.array(officialEntity) },

@@ -5,7 +5,7 @@ import { indentedJson, officialRelation } from "../graphShapes.js";
 /** Official memory-server parity (see createEntities.ts). */
 export const createRelations = defineTool({
   name: "create_relations",
-  group: "graph",
+  groups: ["graph"],
   title: "Create Relations",
   description: "Create multiple new relations between entities in the knowledge graph. Relations should be in active voice",
   input: { relations: z.array(officialRelation) },

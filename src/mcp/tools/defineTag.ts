@@ -5,7 +5,7 @@ import { tagCategory, tagDescription, tagName } from "../schemas.js";
 
 export const defineTag = defineTool({
   name: "define_tag",
-  group: "tags",
+  groups: ["tags"],
   title: "Define a tag",
   description:
     "Create a tag, or set what an existing one means: its category (e.g. priority, source, confidence) and description. A field left " +

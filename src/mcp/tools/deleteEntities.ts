@@ -7,7 +7,7 @@ const MESSAGE = "Entities deleted successfully";
 /** Official memory-server parity (see createEntities.ts). */
 export const deleteEntities = defineTool({
   name: "delete_entities",
-  group: "graph",
+  groups: ["graph"],
   title: "Delete Entities",
   description: "Delete multiple entities and their associated relations from the knowledge graph",
   input: { entityNames: z.array(z.string()).describe("An array of entity names to delete") },

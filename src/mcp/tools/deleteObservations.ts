@@ -7,7 +7,7 @@ const MESSAGE = "Observations deleted successfully";
 /** Official memory-server parity (see createEntities.ts). */
 export const deleteObservations = defineTool({
   name: "delete_observations",
-  group: "graph",
+  groups: ["graph"],
   title: "Delete Observations",
   description: "Delete specific observations from entities in the knowledge graph",
   input: {

@@ -7,7 +7,7 @@ const MESSAGE = "Relations deleted successfully";
 /** Official memory-server parity (see createEntities.ts). */
 export const deleteRelations = defineTool({
   name: "delete_relations",
-  group: "graph",
+  groups: ["graph"],
   title: "Delete Relations",
   description: "Delete multiple relations from the knowledge graph",
   input: { relations: z.array(officialRelation).describe("An array of relations to delete") },

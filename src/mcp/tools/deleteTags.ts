@@ -4,7 +4,7 @@ import { tagNames } from "../schemas.js";
 
 export const deleteTags = defineTool({
   name: "delete_tags",
-  group: "tags",
+  groups: ["tags"],
   title: "Delete tags",
   description:
     "Delete tags from the workspace: each is taken off every entity and observation carrying it, and its definition is removed. " +

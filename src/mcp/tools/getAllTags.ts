@@ -4,7 +4,7 @@ import { tagDefinition } from "../graphShapes.js";
 
 export const getAllTags = defineTool({
   name: "get_all_tags",
-  group: "tags",
+  groups: ["tags"],
   title: "List all tags",
   description:
     "List every tag of the workspace with its category and description, ordered by name. Check it before tagging, to reuse existing " +

@@ -3,11 +3,11 @@ import { DEFAULT_TAGGED_LIMIT } from "../../domain/tags.js";
 import { LIMITS } from "../../domain/limits.js";
 import { defineTool } from "../tool.js";
 import { officialRelation, taggedEntity, toOfficialGraph } from "../graphShapes.js";
-import { tagName } from "../schemas.js";
+import { resultLimit, tagName } from "../schemas.js";
 
 export const getEntitiesByTag = defineTool({
   name: "get_entities_by_tag",
-  group: "tags",
+  groups: ["tags"],
   title: "Find entities by tag",
   description:
     "Find the entities carrying a tag, on the entity itself or on one of its observations. Returns them with their observations, " +
@@ -15,13 +15,7 @@ export const getEntitiesByTag = defineTool({
     `At most \`limit\` entities (default ${DEFAULT_TAGGED_LIMIT}), by name; \`total\` says how many carry the tag. An unknown tag finds nothing.`,
   input: {
     tagName,
-    limit: z
-      .number()
-      .int()
-      .min(1)
-      .max(LIMITS.itemsPerCall)
-      .optional()
-      .describe(`Most entities to return (default ${DEFAULT_TAGGED_LIMIT}), by name.`),
+    limit: resultLimit.optional().describe(`Most entities to return (1-${LIMITS.itemsPerCall}, default ${DEFAULT_TAGGED_LIMIT}), by name.`),
   },
   output: {
     tagName: z.string(),

@@ -6,7 +6,7 @@ import { entityId, entityName, metadataOutput } from "../schemas.js";
 
 export const getEntityRelations = defineTool({
   name: "get_entity_relations",
-  group: "core",
+  groups: ["core"],
   title: "List an entity's relations",
   description:
     "List the relations of one entity, given by entityId or entityName (if both, they must name the same entity). direction: 'out' (default) for relations it starts, " +

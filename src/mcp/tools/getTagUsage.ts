@@ -3,7 +3,7 @@ import { defineTool } from "../tool.js";
 
 export const getTagUsage = defineTool({
   name: "get_tag_usage",
-  group: "tags",
+  groups: ["tags"],
   title: "Tag usage",
   description: "For every tag of the workspace, how many entities and how many observations carry it; most used first.",
   input: {},

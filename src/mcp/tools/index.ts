@@ -27,8 +27,8 @@ export const ALL_TOOLS: readonly AnyTool[] = [
   upsertEntity,
   upsertRelation,
   getEntityRelations,
-  readGraph,
-  // graph: the official memory server's tools (read_graph above serves both)
+  readGraph, // in graph too: the official server's tool set is complete without core
+  // graph: the official memory server's tools
   createEntities,
   createRelations,
   addObservations,

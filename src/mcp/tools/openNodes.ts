@@ -5,7 +5,7 @@ import { officialGraphAnswer, toOfficialGraph } from "../graphShapes.js";
 /** Official memory-server parity (see createEntities.ts). */
 export const openNodes = defineTool({
   name: "open_nodes",
-  group: "graph",
+  groups: ["graph"],
   title: "Open Nodes",
   description: "Open specific nodes in the knowledge graph by their names",
   input: { names: z.array(z.string()).describe("An array of entity names to retrieve") },

@@ -1,11 +1,12 @@
 import { z } from "zod";
 import { LIMITS } from "../../domain/limits.js";
 import { defineTool } from "../tool.js";
+import { resultLimit } from "../schemas.js";
 import { graphOutput, toGraphOutput } from "../graphShapes.js";
 
 export const readGraph = defineTool({
   name: "read_graph",
-  group: "core",
+  groups: ["core", "graph"],
   title: "Read the graph",
   description:
     "Read the workspace's entities (with observations, in the order they were added) and relations. With no arguments it returns " +
@@ -15,7 +16,7 @@ export const readGraph = defineTool({
     "created them (createdBy) and last changed them (updatedBy). With the tags group, entities also carry `tags` and " +
     "(in mode 'full') `observationTags`: observation text -> tags.",
   input: {
-    limit: z.number().int().min(1).max(LIMITS.itemsPerCall).optional().describe("Entities per page (1-1000). Omit for everything."),
+    limit: resultLimit.optional().describe(`Entities per page (1-${LIMITS.itemsPerCall}). Omit for everything.`),
     cursor: z.string().optional().describe("The cursor a previous page returned, unchanged."),
     mode: z.enum(["full", "names"]).optional().describe("'full' (default): observations and metadata too; 'names': names and types only."),
   },

@@ -4,7 +4,7 @@ import { entityName, tagNames } from "../schemas.js";
 
 export const removeTagsFromEntity = defineTool({
   name: "remove_tags_from_entity",
-  group: "tags",
+  groups: ["tags"],
   title: "Remove tags from an entity",
   description:
     "Take tags off an entity itself (its observations keep theirs; use untag_observation for those). Returns the tags removed; tags it " +

@@ -4,7 +4,7 @@ import { entityName, tagNames } from "../schemas.js";
 
 export const tagEntity = defineTool({
   name: "tag_entity",
-  group: "tags",
+  groups: ["tags"],
   title: "Tag an entity",
   description:
     "Put tags on an entity (by exact name), e.g. high-priority or source:slack. Tags new to the workspace are created (empty category " +

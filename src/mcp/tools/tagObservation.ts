@@ -4,7 +4,7 @@ import { entityName, observation, tagNames } from "../schemas.js";
 
 export const tagObservation = defineTool({
   name: "tag_observation",
-  group: "tags",
+  groups: ["tags"],
   title: "Tag an observation",
   description:
     "Put tags on one observation (a single fact) of an entity, e.g. confidence:low. The observation is found by its exact text, as " +

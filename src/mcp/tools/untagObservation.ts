@@ -4,7 +4,7 @@ import { entityName, observation, tagNames } from "../schemas.js";
 
 export const untagObservation = defineTool({
   name: "untag_observation",
-  group: "tags",
+  groups: ["tags"],
   title: "Untag an observation",
   description:
     "Take tags off one observation of an entity (found by its exact text). Returns the tags removed; tags it did not carry are ignored. " +

@@ -4,7 +4,7 @@ import { entityName, entityType, metadataInput, observations } from "../schemas.
 
 export const upsertEntity = defineTool({
   name: "upsert_entity",
-  group: "core",
+  groups: ["core"],
   title: "Create or update an entity",
   description:
     "Create an entity, or update the one with this exact name in the workspace. entityType and metadata replace the stored values; " +

@@ -5,7 +5,7 @@ import { entityId, entityName, metadataInput, relationType } from "../schemas.js
 
 export const upsertRelation = defineTool({
   name: "upsert_relation",
-  group: "core",
+  groups: ["core"],
   title: "Create or update a relation",
   description:
     "Create a directed relation between two existing entities, or update its metadata if it already exists (never duplicated). " +
