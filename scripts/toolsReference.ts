@@ -149,7 +149,7 @@ function toolSection(tool: AnyTool): string[] {
   return [
     `### ${tool.name}`,
     "",
-    `**${cell(tool.title)}** · group \`${tool.group}\` · read-only: ${yesNo(readOnlyHint)} · destructive: ${yesNo(destructiveHint)} · ` +
+    `**${cell(tool.title)}** · ${groupsOf(tool)} · read-only: ${yesNo(readOnlyHint)} · destructive: ${yesNo(destructiveHint)} · ` +
       `idempotent: ${yesNo(idempotentHint)} · open-world: ${yesNo(openWorldHint)}`,
     "",
     tool.description,
@@ -173,8 +173,19 @@ function toolSection(tool: AnyTool): string[] {
   ];
 }
 
+/** Every group with the tools it offers (a tool may be in several). */
 function toolsByGroup(tools: readonly AnyTool[]): [ToolGroup, AnyTool[]][] {
-  return TOOL_GROUPS.map((group) => [group, tools.filter((tool) => tool.group === group)]);
+  return TOOL_GROUPS.map((group) => [group, tools.filter((tool) => tool.groups.includes(group))]);
+}
+
+/** Each tool once, under the first group it names, so the reference has one section per tool. */
+function sectionsByGroup(tools: readonly AnyTool[]): [ToolGroup, AnyTool[]][] {
+  return TOOL_GROUPS.map((group) => [group, tools.filter((tool) => tool.groups[0] === group)]);
+}
+
+function groupsOf(tool: AnyTool): string {
+  const names = tool.groups.map((group) => `\`${group}\``).join(", ");
+  return tool.groups.length === 1 ? `group ${names}` : `groups ${names}`;
 }
 
 /** docs/tools.md. */
@@ -204,7 +215,7 @@ export function renderToolsReference(tools: readonly AnyTool[]): string {
     "",
     "`read_graph` is in `core` and serves the official API too (the official server has it).",
     "",
-    ...toolsByGroup(tools).flatMap(([group, members]) => [`## Group \`${group}\``, "", ...members.flatMap(toolSection)]),
+    ...sectionsByGroup(tools).flatMap(([group, members]) => [`## Group \`${group}\``, "", ...members.flatMap(toolSection)]),
   ];
   return `${lines.join("\n").trimEnd()}\n`;
 }
@@ -225,7 +236,7 @@ export function renderReadmeToolTable(tools: readonly AnyTool[]): string {
     "|---|---|---|---|",
     ...tools.map(
       (tool) =>
-        `| [\`${tool.name}\`](docs/tools.md#${toolAnchor(tool)}) | \`${tool.group}\` | ${tool.annotations.readOnlyHint ? "no" : "yes"} | ${cell(firstSentence(tool.description))} |`,
+        `| [\`${tool.name}\`](docs/tools.md#${toolAnchor(tool)}) | ${tool.groups.map((group) => `\`${group}\``).join(", ")} | ${tool.annotations.readOnlyHint ? "no" : "yes"} | ${cell(firstSentence(tool.description))} |`,
     ),
     "",
     README_TABLE_END,

@@ -3,7 +3,6 @@ import { StorageError } from "../domain/errors.js";
 import type { CursorKeyProvider } from "../domain/cursor.js";
 import type { StorageConnection } from "./client.js";
 import { classifyStorageError, toMemoryError } from "./errors.js";
-import { pointRead } from "./tableRequests.js";
 
 /**
  * The key that signs read_graph cursors, kept in the memory table itself, so every instance of a
@@ -29,12 +28,11 @@ export function tableCursorKey(storage: StorageConnection): CursorKeyProvider {
 }
 
 async function loadOrCreate(storage: StorageConnection): Promise<Uint8Array> {
-  await storage.ensureTable();
   const stored = await readKey(storage);
   if (stored) return stored;
   const key = randomBytes(KEY_BYTES);
   try {
-    await storage.table.createEntity({ partitionKey: CURSOR_KEY_PARTITION, rowKey: CURSOR_KEY_ROW, key: key.toString("base64") });
+    await storage.gateway.createRow({ partitionKey: CURSOR_KEY_PARTITION, rowKey: CURSOR_KEY_ROW, key: key.toString("base64") });
     return key;
   } catch (error) {
     if (classifyStorageError(error) !== "entity-exists") throw toMemoryError(error);
@@ -45,7 +43,7 @@ async function loadOrCreate(storage: StorageConnection): Promise<Uint8Array> {
 }
 
 async function readKey(storage: StorageConnection): Promise<Uint8Array | undefined> {
-  const row = await pointRead(storage.table, CURSOR_KEY_PARTITION, CURSOR_KEY_ROW);
+  const row = await storage.gateway.pointRead(CURSOR_KEY_PARTITION, CURSOR_KEY_ROW);
   if (!row) return undefined;
   const key = typeof row.key === "string" ? Buffer.from(row.key, "base64") : undefined;
   // A row someone edited by hand is not trusted to sign anything.
