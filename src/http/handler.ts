@@ -1,6 +1,6 @@
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { accessTo, strongestAccess, type Principal } from "../domain/access.js";
 import { Hono, type Context, type MiddlewareHandler } from "hono";
+import { accessTo, strongestAccess, type Principal } from "../domain/access.js";
 import { presentError, ValidationError } from "../domain/errors.js";
 import type { MemoryService } from "../domain/memory.js";
 import { assertWorkspaceName } from "../domain/validation.js";
@@ -12,8 +12,8 @@ import type { Authenticate } from "./auth/authenticate.js";
 import { bearerChallenge, METADATA_PREFIX, metadataDocument, resourceUrl } from "./auth/resourceMetadata.js";
 import type { AuthSettings } from "./auth/settings.js";
 import { withDeadline } from "./deadline.js";
-import type { ReadinessProbe } from "./readiness.js";
 import { limitBatch } from "./batchLimits.js";
+import type { ReadinessProbe } from "./readiness.js";
 import { loopbackHostOnly, mcpBrowserAccess, metadataBrowserAccess } from "./origins.js";
 import { errorResponse, json, methodNotAllowed } from "./responses.js";
 import { isMcpRoute, ROUTE_PATHS } from "./routes.js";
@@ -93,8 +93,9 @@ function serve(
 }
 
 /**
- * Stateless MCP: a fresh server and transport per request, JSON responses, no sessions.
- * Before any MCP processing: the Origin check, authentication, and on a bound route the grant.
+ * Stateless MCP: a fresh server and transport per request, JSON responses, no sessions, and the
+ * batch limits of batchLimits.ts. Before any MCP processing: the Origin check (middleware, in
+ * origins.ts), authentication, and on a bound route the grant.
  */
 async function mcp(request: Request, deps: HandlerDeps, path: string, workspace: string | undefined): Promise<Response> {
   const { settings, authenticate } = deps.auth;
@@ -121,8 +122,8 @@ async function mcp(request: Request, deps: HandlerDeps, path: string, workspace:
     const chosen = new URL(request.url).searchParams.getAll("toolsets");
     if (chosen.length > 0) toolsets = parseToolsets(chosen.join(","), "The toolsets URL parameter");
   } catch (error) {
-    const message = error instanceof ValidationError ? error.message : "Invalid workspace name in the URL.";
-    return errorResponse(400, { kind: "ValidationError", message });
+    if (!(error instanceof ValidationError)) throw error;
+    return errorResponse(400, { kind: "ValidationError", message: error.message });
   }
   const denied = forbidden(principal, boundWorkspace);
   if (denied) return errorResponse(403, { kind: "Forbidden", message: denied });
