@@ -57,6 +57,19 @@ describe("a JSON-RPC batch through the local server", () => {
     expect(server.logs.length - before).toBe(BATCH_LIMITS.requests);
   });
 
+  test("the caps hold for every JSON-RPC method, not only tools/call: resources/read of a graph", async () => {
+    const ws = uniqueWorkspace("batch-res");
+    const reads = Array.from({ length: BATCH_LIMITS.requests + 1 }, (_, index) => ({
+      jsonrpc: "2.0",
+      id: index + 1,
+      method: "resources/read",
+      params: { uri: `memory://workspaces/${ws}/graph` },
+    }));
+    const { answers } = await postBatch(server.url, reads);
+    expect(answers.filter((answer) => answer.result !== undefined)).toHaveLength(BATCH_LIMITS.requests);
+    expect(answers[BATCH_LIMITS.requests]!.error!.message).toMatch(/Send it again in a separate HTTP request/);
+  });
+
   test(`stops starting calls once the answers hold ${BATCH_LIMITS.responseChars} characters; the first call always runs`, async () => {
     const ws = uniqueWorkspace("batch-big");
     // About 2.5 MB of observations: read_graph answers them twice (structured content and text), over the cap.
