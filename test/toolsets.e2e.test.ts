@@ -86,7 +86,7 @@ describe("tool groups", () => {
     for (const path of [`/api/mcp${query}`, `/api/workspaces/${uniqueWorkspace()}/mcp${query}`]) {
       const response = await post(path);
       expect(response.status).toBe(400);
-      expect(await response.json()).toEqual({ success: false, error: "ValidationError", message });
+      expect(await response.json()).toEqual({ error: "ValidationError", message });
     }
   });
 });

@@ -10,7 +10,7 @@ import {
 import { z } from "zod";
 import { accessTo, strongestAccess, type Principal } from "../domain/access.js";
 import { allows, authorize } from "./authorize.js";
-import { ForbiddenError, MemoryError, StorageError, ValidationError } from "../domain/errors.js";
+import { ForbiddenError, presentError, ValidationError } from "../domain/errors.js";
 import type { MemoryService } from "../domain/memory.js";
 import { registerResources } from "./resources.js";
 import { resolveWorkspace } from "./workspace.js";
@@ -172,17 +172,7 @@ function describeIssues(error: z.ZodError): string {
     .join("; ");
 }
 
-/**
- * The one place an exception becomes what an agent reads. Unknown errors never leak their text.
- * `structured: false` leaves out structuredContent (for tools whose exact outputSchema cannot admit it).
- */
+/** A thrown error as the tool result an agent reads (the shared presenter in src/domain/errors.ts). */
 export function errorResult(error: unknown, options: { structured?: boolean } = {}): CallToolResult {
-  // Anything that is not a MemoryError is a bug or an unmapped failure: report it without its text.
-  const known =
-    error instanceof MemoryError
-      ? error
-      : new StorageError("The server failed while handling this call. It may be retried; if it keeps failing, report it.");
-  const structured = { success: false as const, error: known.kind, message: known.message };
-  const content: CallToolResult["content"] = [{ type: "text", text: JSON.stringify(structured) }];
-  return options.structured === false ? { isError: true, content } : { isError: true, structuredContent: structured, content };
+  return presentError(error, { as: "tool", ...options });
 }

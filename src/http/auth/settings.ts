@@ -45,12 +45,17 @@ export interface AuthSettings {
   mode: AuthMode;
   /** Browser origins allowed to call MCP routes; a request with any other Origin is refused. */
   allowedOrigins: string[];
-  /** scheme://host[:port] clients use, when a proxy hides it from the request URL. */
+  /** scheme://host[:port] clients use, when a proxy hides it from the request URL (MEMORY_PUBLIC_URL, else https://$WEBSITE_HOSTNAME). */
   publicUrl?: string;
+  /**
+   * The server listens on a loopback address only: browser origins on loopback are allowed too, and a request must be
+   * addressed to a loopback host (DNS-rebinding protection, MCP transport spec).
+   */
+  loopbackOnly?: true;
 }
 
 export interface AuthEnvironment {
-  /** The local server listens on a loopback address: an unset MEMORY_AUTH then means `none`. */
+  /** The local server listens on a loopback address: an unset MEMORY_AUTH then means `none`, and loopback origins are allowed. */
   localLoopback?: boolean;
 }
 
@@ -120,7 +125,9 @@ export function readAuthSettings(env: NodeJS.ProcessEnv = process.env, where: Au
     }
     return origin === undefined ? [] : [origin];
   });
-  const publicValue = env.MEMORY_PUBLIC_URL?.trim();
+  // Under Azure the site's own host name is the public URL, so discovery never reflects a request's Host header.
+  const siteHost = env.WEBSITE_HOSTNAME?.trim();
+  const publicValue = env.MEMORY_PUBLIC_URL?.trim() || (siteHost ? `https://${siteHost}` : undefined);
   const publicUrl = publicValue ? originOf(publicValue) : undefined;
   if (publicValue && publicUrl === undefined) {
     problems.push({
@@ -130,7 +137,7 @@ export function readAuthSettings(env: NodeJS.ProcessEnv = process.env, where: Au
     });
   }
   if (problems.length > 0) throw new InvalidSettingsError(problems, "Invalid authentication settings");
-  return { mode, allowedOrigins, ...(publicUrl ? { publicUrl } : {}) };
+  return { mode, allowedOrigins, ...(publicUrl ? { publicUrl } : {}), ...(where.localLoopback ? { loopbackOnly: true as const } : {}) };
 }
 
 function readMode(env: NodeJS.ProcessEnv, where: AuthEnvironment, problems: SettingProblem[]): AuthMode {
