@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
-import { createApp, readAppSettings } from "../src/app.js";
-import { isLoopbackHost } from "../src/http/auth/settings.js";
+import { createRuntimeHandler } from "../src/http/runtimeHandler.js";
+import { createRuntime } from "../src/runtime.js";
 import { listen, type RunningServer } from "../src/local/server.js";
 import { connectStorage } from "../src/storage/client.js";
 import { rawRequest } from "./support/rawHttp.js";
@@ -18,20 +18,18 @@ const HOST = "127.0.0.1";
 let server: RunningServer;
 
 beforeAll(async () => {
-  // As src/local/main.ts reads them: the environment with no MEMORY_AUTH, and whether HOST is loopback.
-  const env = { ...process.env };
-  delete env.MEMORY_AUTH;
-  delete env.MEMORY_ALLOWED_ORIGINS;
-  const settings = readAppSettings(env, { localLoopback: isLoopbackHost(HOST) });
-  expect(settings.auth.mode).toEqual({ kind: "none", defaulted: true });
+  // As src/local/main.ts reads them (the local door): no MEMORY_AUTH and no allowed origins, on a loopback HOST.
+  const env = { HOST, PORT: "0" };
   const storage = connectStorage({
     kind: "connectionString",
     connectionString: testConnectionString(),
     tableName: TEST_TABLE,
     source: "test",
   });
+  const runtime = createRuntime(env, { door: "local", storage, log: () => {} });
+  expect(runtime.settings.auth.mode).toEqual({ kind: "none", defaulted: true });
   await storage.ensureTable();
-  server = await listen(createApp(storage, settings).handler, { host: HOST, port: 0 });
+  server = await listen(createRuntimeHandler(runtime), runtime.settings.listen);
 });
 
 afterAll(async () => {

@@ -72,11 +72,11 @@ function citedPaths(text: string): string[] {
 }
 
 describe("generated reference", () => {
-  test("docs/tools.md is what `npm run docs:tools` renders from ALL_TOOLS (run it after changing a tool)", () => {
+  test("docs/tools.md is what `npm run docs` renders from ALL_TOOLS (run it after changing a tool)", () => {
     expect(read("docs/tools.md")).toBe(renderToolsReference(ALL_TOOLS));
   });
 
-  test("the README's tool table is what `npm run docs:tools` renders", () => {
+  test("the README's tool table is what `npm run docs` renders", () => {
     const readme = read("README.md");
     expect(withReadmeToolTable(readme, ALL_TOOLS)).toBe(readme);
   });

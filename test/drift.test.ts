@@ -1,15 +1,18 @@
 import { describe, expect, test } from "@jest/globals";
 import { readFileSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { configurationReference } from "../src/config/reference.js";
+import { SETTINGS, type Topic } from "../src/config/table.js";
 
 /**
- * Configuration drift between the code, the Bicep app settings and docs/configuration.md, found by parsing
- * all three (no list is written down twice). Settings the Functions host reads itself are named by
- * their prefixes below, because the app never reads them.
+ * Configuration drift between the code, the settings table (src/config/table.ts), the Bicep app
+ * settings and the reference (docs/configuration.md), found by parsing them (no list is written
+ * down twice). Settings the Functions host reads itself are named by their prefixes below,
+ * because the app never reads them.
  */
 const HOST_OWNED = [/^AzureWebJobsStorage__/, /^APPLICATIONINSIGHTS_/];
-/** Modules that never run in Azure: the local server and the CLI. */
-const NOT_IN_AZURE = [/^src\/local\//, /^src\/cli\//];
+/** Settings that are never read in Azure: the local server's, the CLI's and the bench's. */
+const NOT_IN_AZURE: readonly Topic[] = ["Local server and CLI", "Benchmarks"];
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -18,18 +21,28 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
-/** Setting names the code reads: `env.NAME`, `env?.NAME` or `env["NAME"]` on any env object. */
-function settingsReadBy(files: string[]): Set<string> {
+const code = [...sourceFiles("src"), ...sourceFiles("bench")].map((file) => ({ file, text: readFileSync(file, "utf8") }));
+
+/** Names matched by `pattern` (first capture group that matched) across the code. */
+function namesIn(pattern: RegExp, files = code): Set<string> {
   const names = new Set<string>();
-  for (const file of files) {
-    for (const match of readFileSync(file, "utf8").matchAll(
-      /\benv\??\.([A-Za-z_][A-Za-z0-9_]*)|\benv\[["']([A-Za-z_][A-Za-z0-9_]*)["']\]/g,
-    )) {
-      names.add((match[1] ?? match[2])!);
-    }
-  }
+  for (const { text } of files) for (const match of text.matchAll(pattern)) names.add(match.slice(1).find((group) => group)!);
   return names;
 }
+
+/** Read straight from an environment object, past the table: `env.NAME`, `env?.NAME` or `env["NAME"]`. */
+const readDirectly = namesIn(/\benv\??\.([A-Za-z_][A-Za-z0-9_]*)|\benv\[["']([A-Za-z_][A-Za-z0-9_]*)["']\]/g);
+/** Read through the table's reader: `.get("NAME")`, `.raw("NAME")`, `.parse("NAME", …)`. */
+const readThroughTable = namesIn(
+  /\.(?:get|raw|parse)\("([A-Za-z_][A-Za-z0-9_]*)"/g,
+  code.filter(({ file }) => file.replaceAll("\\", "/").startsWith("src/config/")),
+);
+const table = new Set(Object.keys(SETTINGS));
+const inAzure = new Set(
+  Object.entries(SETTINGS)
+    .filter(([, spec]) => !NOT_IN_AZURE.includes(spec.topic))
+    .map(([name]) => name),
+);
 
 /** Names in the single `var appSettings = { … }` block of infra/app/api.bicep. */
 function bicepAppSettings(): Set<string> {
@@ -44,27 +57,34 @@ function bicepAppSettings(): Set<string> {
   );
 }
 
-/** Names in the first column of the settings table in docs/configuration.md. */
+/** Names in the first column of the reference's tables. */
 function documentedSettings(): Set<string> {
-  const section = readFileSync("docs/configuration.md", "utf8");
   const names = new Set<string>();
-  for (const row of section.split("\n").filter((line) => line.startsWith("| `"))) {
+  for (const row of readFileSync("docs/configuration.md", "utf8")
+    .split("\n")
+    .filter((line) => line.startsWith("| `"))) {
     for (const match of (row.split("|")[1] ?? "").matchAll(/`([A-Za-z_][A-Za-z0-9_]*)`/g)) names.add(match[1]!);
   }
   return names;
 }
 
-const all = sourceFiles("src").map((file) => file.replaceAll("\\", "/"));
-const inAzure = settingsReadBy(all.filter((file) => !NOT_IN_AZURE.some((pattern) => pattern.test(file))));
-const everywhere = settingsReadBy(all);
 const deployed = bicepAppSettings();
 const documented = documentedSettings();
 
 describe("configuration drift", () => {
   test("the parsers find something (so an empty result cannot pass)", () => {
-    expect(inAzure.size).toBeGreaterThan(5);
+    expect(readThroughTable.size).toBeGreaterThan(15);
+    expect(readDirectly.size).toBeGreaterThan(0);
     expect(deployed.size).toBeGreaterThan(5);
-    expect(documented.size).toBeGreaterThan(5);
+    expect(documented.size).toBeGreaterThan(15);
+  });
+
+  test("every setting the code reads, through the table's reader or straight from an env object, is in the table", () => {
+    expect([...readThroughTable, ...readDirectly].filter((name) => !table.has(name))).toEqual([]);
+  });
+
+  test("every setting in the table is read by the code (no row documents a setting nothing reads)", () => {
+    expect([...table].filter((name) => !readThroughTable.has(name) && !readDirectly.has(name))).toEqual([]);
   });
 
   test("every setting the code reads in Azure is set by the Bicep app settings or documented as optional", () => {
@@ -72,11 +92,15 @@ describe("configuration drift", () => {
   });
 
   test("every app setting the Bicep sets is read by the code, or by the Functions host", () => {
-    const unread = [...deployed].filter((name) => !everywhere.has(name) && !HOST_OWNED.some((pattern) => pattern.test(name)));
+    const unread = [...deployed].filter((name) => !table.has(name) && !HOST_OWNED.some((pattern) => pattern.test(name)));
     expect(unread).toEqual([]);
   });
 
-  test("every setting the code reads anywhere is in the settings table of docs/configuration.md", () => {
-    expect([...everywhere].filter((name) => !documented.has(name))).toEqual([]);
+  test("every setting in the table is in docs/configuration.md's tables", () => {
+    expect([...table].filter((name) => !documented.has(name))).toEqual([]);
+  });
+
+  test("docs/configuration.md is what `npm run docs` writes from the table (run it after changing a setting)", () => {
+    expect(readFileSync("docs/configuration.md", "utf8")).toBe(configurationReference());
   });
 });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
 import { TOOL_GROUPS } from "../src/mcp/tool.js";
-import { readDefaultToolsets } from "../src/mcp/toolsets.js";
+import { readSettings } from "../src/config/settings.js";
 import { ALL_TOOLS } from "../src/mcp/tools/index.js";
 import { connectClient, failed, ok, startTestServer, uniqueWorkspace, type McpTestClient, type TestServer } from "./support/harness.js";
 
@@ -151,6 +151,7 @@ describe("MEMORY_TOOLSETS", () => {
   });
 
   test("unset or blank means every group; an unknown group is refused at start with a message naming it", () => {
+    const readDefaultToolsets = (env: NodeJS.ProcessEnv) => readSettings(env, "local").toolsets;
     expect([...readDefaultToolsets({})].sort()).toEqual(["core", "graph", "tags"]);
     expect([...readDefaultToolsets({ MEMORY_TOOLSETS: "  " })].sort()).toEqual(["core", "graph", "tags"]);
     expect([...readDefaultToolsets({ MEMORY_TOOLSETS: "tags,graph" })].sort()).toEqual(["graph", "tags"]);

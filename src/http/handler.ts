@@ -10,7 +10,7 @@ import type { Toolsets } from "../mcp/tool.js";
 import { parseToolsets } from "../mcp/toolsets.js";
 import type { Authenticate } from "./auth/authenticate.js";
 import { bearerChallenge, METADATA_PREFIX, metadataDocument, resourceUrl } from "./auth/resourceMetadata.js";
-import type { AuthSettings } from "./auth/settings.js";
+import type { AuthSettings } from "../config/auth.js";
 import { withDeadline } from "./deadline.js";
 import { limitBatch } from "./batchLimits.js";
 import type { ReadinessProbe } from "./readiness.js";

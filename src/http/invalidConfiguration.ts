@@ -1,27 +1,7 @@
+import { InvalidSettingsError } from "../config/problems.js";
 import type { FetchHandler } from "./handler.js";
 import { isRead, json, methodNotAllowed } from "./responses.js";
 import { routeOf } from "./routes.js";
-
-/** One wrong setting. */
-export interface SettingProblem {
-  /** The setting to change, e.g. MEMORY_AUTH. */
-  setting: string;
-  /** What the setting must be, without its value: safe to show to any caller. */
-  expected: string;
-  /** The full message for the operator's console or log, which may quote the value. */
-  message: string;
-}
-
-/** Settings that stop the app from serving MCP; every problem found is reported at once. */
-export class InvalidSettingsError extends Error {
-  constructor(
-    readonly problems: readonly SettingProblem[],
-    heading = "Invalid settings",
-  ) {
-    super(`${heading}:\n  - ${problems.map((problem) => problem.message).join("\n  - ")}`);
-    this.name = "InvalidSettingsError";
-  }
-}
 
 /**
  * What a door serves when the app cannot be built from its settings: the process is alive (health

@@ -1,6 +1,7 @@
 import type { MiddlewareHandler } from "hono";
 import { cors } from "hono/cors";
-import { isLoopbackHost, type AuthSettings } from "./auth/settings.js";
+import type { AuthSettings } from "../config/auth.js";
+import { isLoopbackHost } from "../config/kinds.js";
 import { errorResponse } from "./responses.js";
 
 /**

@@ -1,7 +1,7 @@
 import { ANONYMOUS, type Principal } from "../../domain/access.js";
 import { apiKeyVerifier } from "./apiKeys.js";
 import { entraTokenVerifier } from "./entraTokens.js";
-import type { AuthMode } from "./settings.js";
+import type { AuthMode } from "../../config/auth.js";
 
 export type Authentication =
   | { ok: true; principal: Principal }

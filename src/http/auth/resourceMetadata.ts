@@ -1,4 +1,4 @@
-import type { AuthSettings } from "./settings.js";
+import type { AuthSettings } from "../../config/auth.js";
 
 /**
  * OAuth 2.0 Protected Resource Metadata (RFC 9728), as the MCP authorization spec asks: a 401
