@@ -49,13 +49,15 @@ export async function startTestServer(
     options.storage,
   );
   const logs: ToolCallLog[] = [];
-  // The settings come from `env` alone (not the test process's environment), read as `npm start` reads them.
+  // The settings come from `env` alone (not the test process's environment), read as `npm start` reads them, for a server
+  // that is not bound to loopback only (as deployed: no loopback-origin or Host rules) unless `env` sets a loopback HOST.
+  // It listens on 127.0.0.1 either way.
   const app = createRuntime(
-    { MEMORY_AUTH: "none", HOST: "127.0.0.1", PORT: "0", ...options.env },
+    { MEMORY_AUTH: "none", HOST: "0.0.0.0", PORT: "0", ...options.env },
     { door: "local", storage, log: (entry) => logs.push(entry) },
   );
   await storage.ensureTable();
-  const server = await listen(createRuntimeHandler(app), app.settings.listen);
+  const server = await listen(createRuntimeHandler(app), { host: "127.0.0.1", port: 0 });
   return { ...server, app, requests: () => storage.counter.total, logs };
 }
 
