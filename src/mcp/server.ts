@@ -53,7 +53,7 @@ const sharedValidator = new AjvJsonSchemaValidator();
 /**
  * Builds a fresh MCP server for one HTTP request (stateless: nothing is shared between requests).
  * The low-level Server is used, not McpServer, so that input-validation failures come back in our
- * error shape (design §4) instead of the SDK's plain text.
+ * error shape (docs/architecture.md#errors) instead of the SDK's plain text.
  */
 export function createMcpServer(context: McpContext): Server {
   const { principal, boundWorkspace } = context;
