@@ -1,6 +1,6 @@
 import { InvalidSettingsError } from "../config/problems.js";
 import type { FetchHandler } from "./handler.js";
-import { isRead, json, methodNotAllowed } from "./responses.js";
+import { errorResponse, isRead, json, methodNotAllowed } from "./responses.js";
 import { routeOf } from "./routes.js";
 
 /**
@@ -9,6 +9,9 @@ import { routeOf } from "./routes.js";
  * to fix. Responses name settings and what they expect, never their values; the values stay in the
  * log. An error that is not about a known setting is described only as a start-up failure.
  */
+/** As the working handler answers health and readiness. */
+const READ_METHODS = "GET, HEAD";
+
 export function invalidConfigurationHandler(error: unknown, version: string): FetchHandler {
   const fixes = error instanceof InvalidSettingsError ? error.problems.map(({ setting, expected }) => ({ setting, expected })) : [];
   const summary =
@@ -18,13 +21,15 @@ export function invalidConfigurationHandler(error: unknown, version: string): Fe
   return async (request) => {
     const route = routeOf(new URL(request.url).pathname);
     if (route?.kind === "health")
-      return isRead(request) ? json(200, { status: "ok", version, configuration: "invalid" }) : methodNotAllowed("GET");
+      return isRead(request) ? json(200, { status: "ok", version, configuration: "invalid" }) : methodNotAllowed(READ_METHODS);
     if (route?.kind === "ready")
-      return isRead(request) ? json(503, { status: "unavailable", reason: `Invalid configuration: ${summary}.` }) : methodNotAllowed("GET");
-    return json(503, {
-      error: "InvalidConfiguration",
+      return isRead(request)
+        ? json(503, { status: "unavailable", reason: `Invalid configuration: ${summary}.` })
+        : methodNotAllowed(READ_METHODS);
+    return errorResponse(503, {
+      kind: "InvalidConfiguration",
       message: `This server's settings are invalid, so it serves no requests until an operator fixes them and restarts it: ${summary}.`,
-      problems: fixes,
+      details: { problems: fixes },
     });
   };
 }
