@@ -5,7 +5,7 @@ import { TOOL_GROUPS, type AnyTool, type ToolGroup } from "../src/mcp/tool.js";
 /**
  * The tools reference (docs/tools.md) and the README's tool table, rendered from the tool definitions
  * themselves (ALL_TOOLS), so the reference cannot drift from what tools/list shows. `npm run docs`
- * writes them; test/docs.test.ts renders them again and fails when a committed file differs.
+ * writes them; test/unit/docs.test.ts renders them again and fails when a committed file differs.
  */
 
 /** Where the generated table sits in README.md: between these two lines, which the README keeps. */
@@ -193,7 +193,7 @@ export function renderToolsReference(tools: readonly AnyTool[]): string {
   const lines = [
     "# Tools reference",
     "",
-    "<!-- Generated from src/mcp/tools by `npm run docs`; do not edit: test/docs.test.ts fails when this file is stale. -->",
+    "<!-- Generated from src/mcp/tools by `npm run docs`; do not edit: test/unit/docs.test.ts fails when this file is stale. -->",
     "",
     "Every tool as `tools/list` describes it: its group, annotations, description, input fields and output fields. Examples, " +
       "limits, errors and how the tools behave together are in [Using the tools](usage.md).",

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import type { ApiKeyEntry, EntraGrant } from "./authSchemas.js";
 import { SettingsReader } from "./table.js";
 
-export type { ApiKeyEntry, EntraGrant } from "./authSchemas.js";
+export type { ApiKeyEntry } from "./authSchemas.js";
 
 /**
  * Authentication settings, read once from the environment, so a mistake stops the server at start

@@ -2,12 +2,12 @@ import { isIP } from "node:net";
 import type { z } from "zod";
 
 /** What is wrong with one value: `expected` never quotes it (it is shown to callers), `message` may (it goes to the log). */
-export interface Issue {
+interface Issue {
   expected: string;
   message: string;
 }
 
-export type Parsed<T> = { ok: true; value: T } | { ok: false; issues: Issue[] };
+type Parsed<T> = { ok: true; value: T } | { ok: false; issues: Issue[] };
 
 /** A setting's type: what a valid value looks like, and how its text becomes one. */
 export interface SettingKind<T> {
@@ -45,7 +45,7 @@ export function matching(pattern: RegExp, expected: string): SettingKind<string>
 }
 
 /** Comma-separated values; blanks between commas are ignored. */
-export function splitList(value: string | undefined): string[] {
+function splitList(value: string | undefined): string[] {
   return (value ?? "")
     .split(",")
     .map((part) => part.trim())
@@ -75,7 +75,7 @@ export function choiceList<C extends string>(
 }
 
 /** `scheme://host[:port]` exactly (http or https), or undefined. */
-export function originOf(value: string): string | undefined {
+function originOf(value: string): string | undefined {
   try {
     const url = new URL(value);
     if (url.protocol !== "http:" && url.protocol !== "https:") return undefined;

@@ -7,7 +7,7 @@ import type { RelationWrite } from "./store.js";
  */
 const ROOT_NAMESPACE = "5b0e6a43-3f0e-4a51-9b8e-6c1f3f1d2a7e";
 
-export function workspaceNamespace(workspaceName: string): string {
+function workspaceNamespace(workspaceName: string): string {
   return uuidv5(workspaceName, ROOT_NAMESPACE);
 }
 

@@ -183,5 +183,3 @@ export interface GraphStore {
   /** Tags of entities and observations. Deleting an entity or an observation (above) also removes its tags. */
   readonly tags: TagStore;
 }
-
-export type { Entity, Relation, TagDefinition, TagUsage };

@@ -26,7 +26,7 @@ const MCP_RESPONSE_HEADERS = ["Mcp-Session-Id", "Mcp-Protocol-Version", "WWW-Aut
 /** How long a browser may reuse a preflight answer, in seconds. */
 const PREFLIGHT_MAX_AGE = 600;
 
-export function isAllowedOrigin(origin: string, settings: AuthSettings): boolean {
+function isAllowedOrigin(origin: string, settings: AuthSettings): boolean {
   return settings.allowedOrigins.includes(origin) || (settings.loopbackOnly === true && isLoopbackOrigin(origin));
 }
 

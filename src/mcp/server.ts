@@ -20,7 +20,7 @@ import type { AnyTool, Toolsets } from "./tool.js";
 import { ALL_TOOLS } from "./tools/index.js";
 import { ALL_TOOLSETS, notOffered, offers } from "./toolsets.js";
 
-export const SERVER_NAME = "central-memory-mcp";
+const SERVER_NAME = "central-memory-mcp";
 
 export interface McpContext {
   memory: MemoryService;
@@ -173,6 +173,6 @@ function describeIssues(error: z.ZodError): string {
 }
 
 /** A thrown error as the tool result an agent reads (the shared presenter in src/domain/errors.ts). */
-export function errorResult(error: unknown, options: { structured?: boolean } = {}): CallToolResult {
+function errorResult(error: unknown, options: { structured?: boolean } = {}): CallToolResult {
   return presentError(error, { as: "tool", ...options });
 }

@@ -12,7 +12,7 @@ export type ToolGroup = (typeof TOOL_GROUPS)[number];
 /** The groups one connection offers. */
 export type Toolsets = ReadonlySet<ToolGroup>;
 
-export interface ToolAnnotations {
+interface ToolAnnotations {
   title?: string;
   readOnlyHint: boolean;
   destructiveHint: boolean;
@@ -21,7 +21,7 @@ export interface ToolAnnotations {
 }
 
 /** What a tool handler may use. The workspace is already resolved, validated and authorized. */
-export interface ToolContext {
+interface ToolContext {
   memory: MemoryService;
   workspace: string;
   /** The authenticated caller (for recording who wrote what); access was already checked. */

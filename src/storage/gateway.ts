@@ -5,10 +5,10 @@ import type { Row } from "./rowWrites.js";
 import type { StoredRow } from "./rows.js";
 
 /** Table Storage returns at most 1,000 rows per page. */
-export const PAGE_SIZE = 1000;
+const PAGE_SIZE = 1000;
 
 /** The filter for one key range of a workspace. */
-export function rangeFilter(workspace: string, range: KeyRange): string {
+function rangeFilter(workspace: string, range: KeyRange): string {
   return odata`PartitionKey eq ${workspace} and RowKey ge ${range.from} and RowKey lt ${range.to}`;
 }
 

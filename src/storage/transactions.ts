@@ -58,7 +58,7 @@ const OPEN_BATCHES = 4;
 const keyOf = (action: TransactionAction): string => String(action[1].rowKey);
 const bytesOf = (action: TransactionAction): number => Buffer.byteLength(JSON.stringify(action[1]), "utf8");
 
-export function guardAction(workspace: string, entityId: string): TransactionAction {
+function guardAction(workspace: string, entityId: string): TransactionAction {
   return rowGuard(workspace, rowKey.entity(entityId));
 }
 

@@ -4,7 +4,7 @@ import type { Principal } from "../../domain/access.js";
 import type { ApiKeyEntry } from "../../config/auth.js";
 
 // Key material is configuration (the keys CLI makes it); re-exported for the verifier's callers and tests.
-export { generateApiKey, hashApiKey } from "../../config/apiKeys.js";
+export { hashApiKey } from "../../config/apiKeys.js";
 
 /**
  * Finds the configured key a presented key belongs to. The presented key is hashed and the

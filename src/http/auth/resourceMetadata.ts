@@ -14,7 +14,7 @@ export function resourceUrl(request: Request, settings: AuthSettings, path: stri
   return `${settings.publicUrl ?? new URL(request.url).origin}${path === "/" ? "" : path}`;
 }
 
-export function metadataUrl(resource: string): string {
+function metadataUrl(resource: string): string {
   const url = new URL(resource);
   return `${url.origin}${METADATA_PREFIX}${url.pathname === "/" ? "" : url.pathname}`;
 }

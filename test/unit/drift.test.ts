@@ -1,8 +1,8 @@
 import { describe, expect, test } from "@jest/globals";
 import { readFileSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { configurationReference } from "../src/config/reference.js";
-import { SETTINGS, type Topic } from "../src/config/table.js";
+import { configurationReference } from "../../src/config/reference.js";
+import { SETTINGS, type Topic } from "../../src/config/table.js";
 
 /**
  * Configuration drift between the code, the settings table (src/config/table.ts), the Bicep app
