@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
+import { buildOnce, ROOT as root } from "./support/build.js";
 import { connectClient, ok, uniqueWorkspace } from "./support/harness.js";
 
 /**
@@ -11,11 +12,10 @@ import { connectClient, ok, uniqueWorkspace } from "./support/harness.js";
  * was written must be saved. The build runs once here; `--ignore-scripts` then skips the prestart
  * build, and only the prestart build, on each start.
  */
-const root = resolve(".");
 let folder: string;
 
-beforeAll(() => {
-  execFileSync(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", join(root, "tsconfig.json")], { stdio: "inherit" });
+beforeAll(async () => {
+  await buildOnce();
   folder = mkdtempSync(join(tmpdir(), "central-memory-signals-"));
 }, 120_000);
 

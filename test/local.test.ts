@@ -1,20 +1,20 @@
 import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
-import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
+import { buildOnce, ROOT as root } from "./support/build.js";
 import { connectClient, ok, uniqueWorkspace } from "./support/harness.js";
 
 /**
  * `npm start` as a user runs it: the built local server with no storage settings, which starts
  * an embedded Azurite keeping data in ./.azurite (here: a temp working directory).
  */
-const root = resolve(".");
 const entry = join(root, "dist/src/local/main.js");
 let workdir: string;
 
-beforeAll(() => {
-  execFileSync(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", join(root, "tsconfig.json")], { stdio: "inherit" });
+beforeAll(async () => {
+  await buildOnce();
   workdir = mkdtempSync(join(tmpdir(), "central-memory-local-"));
 }, 120_000);
 

@@ -109,5 +109,7 @@ export async function startAzuriteProcess(options: { port?: number; location?: s
 export default async function globalSetup(): Promise<void> {
   const azurite = await startAzuriteProcess();
   process.env.TEST_STORAGE_CONNECTION_STRING = azurite.connectionString;
+  // Names this run for test/support/build.ts (compile once per run, whichever test file asks first).
+  process.env.TEST_RUN_ID = `${Date.now()}-${process.pid}`;
   (globalThis as { __azurite?: AzuriteProcess }).__azurite = azurite;
 }

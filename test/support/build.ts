@@ -1,0 +1,32 @@
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+
+/** The repository root: jest runs from it. */
+export const ROOT = resolve(".");
+
+/**
+ * Compiles the project into dist/ once per `npm test` run, for the tests that start the built server or CLI as a child
+ * process. Test files run in parallel workers: without this, two of them compiled into the same dist/ at once and one could
+ * read a file the other was half-way through writing. The first caller takes a lock directory and compiles; the others wait
+ * for its marker. TEST_RUN_ID (set by jest's globalSetup) names this run, so a stale marker from an earlier run never counts.
+ */
+export async function buildOnce(): Promise<void> {
+  const run = process.env.TEST_RUN_ID ?? `pid-${process.pid}`;
+  const done = join(ROOT, "dist", `.test-build-${run}`);
+  const lock = join(ROOT, "dist", `.test-build-${run}.lock`);
+  if (existsSync(done)) return;
+  mkdirSync(join(ROOT, "dist"), { recursive: true });
+  try {
+    mkdirSync(lock);
+  } catch {
+    for (let waited = 0; !existsSync(done); waited += 200) {
+      if (waited > 180_000) throw new Error(`Another test file did not finish compiling into dist/ (lock ${lock}).`);
+      await sleep(200);
+    }
+    return;
+  }
+  execFileSync(process.execPath, [join(ROOT, "node_modules/typescript/bin/tsc"), "-p", join(ROOT, "tsconfig.json")], { stdio: "inherit" });
+  writeFileSync(done, "");
+}
