@@ -3,6 +3,7 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { CallToolRequestSchema, ErrorCode } from "@modelcontextprotocol/sdk/types.js";
 import { BATCH_LIMITS, limitBatch } from "../src/http/batchLimits.js";
+import { withDeadline } from "../src/http/deadline.js";
 import { connectClient, ok, startTestServer, uniqueWorkspace, type TestServer } from "./support/harness.js";
 
 /**
@@ -104,24 +105,25 @@ describe("limitBatch on a real transport and server", () => {
       running += 1;
       mostAtOnce = Math.max(mostAtOnce, running);
       const { index, size } = request.params.arguments as { index: number; size: number };
-      await new Promise((resolve) => setImmediate(resolve));
+      // A negative size never answers (a call that outlives the request's deadline).
+      await new Promise((resolve) => (size < 0 ? undefined : setImmediate(resolve)));
       ran.push(index);
       running -= 1;
       return { content: [{ type: "text", text: "x".repeat(size) }] };
     });
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     await server.connect(transport);
-    limitBatch(transport, limits);
-    const call = async (sizes: number[]) => {
+    const batchLimits = limitBatch(transport, limits);
+    const call = async (sizes: number[], ids: number[] = sizes.map((_, index) => index), deadlineMs?: number) => {
       const batch = sizes.map((size, index) => ({
         jsonrpc: "2.0",
-        id: index,
+        id: ids[index],
         method: "tools/call",
         params: { name: "t", arguments: { index, size } },
       }));
-      const response = await transport.handleRequest(
-        new Request("http://localhost/mcp", { method: "POST", headers: HEADERS, body: JSON.stringify(batch) }),
-      );
+      const handle = () =>
+        transport.handleRequest(new Request("http://localhost/mcp", { method: "POST", headers: HEADERS, body: JSON.stringify(batch) }));
+      const response = deadlineMs === undefined ? await handle() : await withDeadline(transport, handle, deadlineMs, batchLimits.started);
       const body = (await response.json()) as RpcAnswer | RpcAnswer[];
       return Array.isArray(body) ? body : [body];
     };
@@ -148,6 +150,27 @@ describe("limitBatch on a real transport and server", () => {
       "ran",
       ErrorCode.InvalidRequest,
       ErrorCode.InvalidRequest,
+    ]);
+    await subject.close();
+  });
+
+  test("a request whose id repeats an earlier one of the batch is not run (its answer would be taken for the first one's)", async () => {
+    const subject = await serve(BATCH_LIMITS);
+    const answers = await subject.call([10, 10, 10], [7, 7, 8]);
+    expect(subject.ran).toEqual([0, 2]);
+    expect(answers.map((answer) => answer.id)).toEqual([7, 8]);
+    await subject.close();
+  });
+
+  test("at the deadline, a request that ran may have written; one still queued is told nothing was done", async () => {
+    const subject = await serve(BATCH_LIMITS);
+    const warn = console.warn;
+    console.warn = () => {};
+    const answers = await subject.call([-1, 10], [1, 2], 200).finally(() => (console.warn = warn));
+    expect(subject.ran).toEqual([]);
+    expect(answers.map((answer) => [answer.id, answer.error?.message])).toEqual([
+      [1, expect.stringContaining("A write may or may not have been applied")],
+      [2, expect.stringContaining("had not started, so nothing was done for it")],
     ]);
     await subject.close();
   });

@@ -36,11 +36,13 @@ type Limits = { readonly requests: number; readonly concurrent: number; readonly
  * JSON-RPC error without reaching the server, so nothing is done for them. Answer sizes are
  * measured only while requests are waiting, so a single-request POST costs nothing extra.
  */
-export function limitBatch(transport: Transport, limits: Limits = BATCH_LIMITS): void {
+export function limitBatch(transport: Transport, limits: Limits = BATCH_LIMITS): { started(id: RequestId): boolean } {
   const deliver = transport.onmessage;
   const send = transport.send.bind(transport);
   const waiting: { message: JSONRPCMessage & { id: RequestId }; extra: MessageExtraInfo | undefined }[] = [];
   const running = new Set<RequestId>();
+  const seen = new Set<RequestId>();
+  const started = new Set<RequestId>();
   let received = 0;
   let answeredChars = 0;
 
@@ -59,12 +61,17 @@ export function limitBatch(transport: Transport, limits: Limits = BATCH_LIMITS):
         continue;
       }
       running.add(next.message.id);
+      started.add(next.message.id);
       deliver?.(next.message, next.extra);
     }
   };
 
   transport.onmessage = (message, extra) => {
     if (!isJSONRPCRequest(message)) return deliver?.(message, extra);
+    // A second request with an id already in this batch breaks JSON-RPC, and the SDK answers by id: its answer would be taken
+    // for the first one's, and it could run after the HTTP response went out. It is not run, so nothing is done for it.
+    if (seen.has(message.id)) return;
+    seen.add(message.id);
     received += 1;
     if (received > limits.requests) {
       void refuse(
@@ -85,4 +92,5 @@ export function limitBatch(transport: Transport, limits: Limits = BATCH_LIMITS):
     await send(message, options);
     if (answered) startNext();
   };
+  return { started: (id) => started.has(id) };
 }

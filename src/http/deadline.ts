@@ -15,9 +15,15 @@ const INTERNAL = { as: "jsonrpc", code: ErrorCode.InternalError } as const;
  * answer carries the client's own id. Then it is HTTP 200, as any JSON-RPC error from this server:
  * the MCP client matches it to the pending call and surfaces it as that call's error, whereas a 5xx
  * fails the transport and tells the caller less. With no id recorded the request never reached the
- * server (its body had not arrived), so nothing ran: 408, with the JSON-RPC id null.
+ * server (its body had not arrived), so nothing ran: 408, with the JSON-RPC id null. `started` (from the batch limits) tells
+ * the requests that ran from those still queued or refused, which are told that nothing was done for them.
  */
-export async function withDeadline(transport: Transport, handle: () => Promise<Response>, timeoutMs: number): Promise<Response> {
+export async function withDeadline(
+  transport: Transport,
+  handle: () => Promise<Response>,
+  timeoutMs: number,
+  started: (id: RequestId) => boolean = () => true,
+): Promise<Response> {
   const requestIds: RequestId[] = [];
   const deliver = transport.onmessage;
   transport.onmessage = (message, extra) => {
@@ -26,7 +32,7 @@ export async function withDeadline(transport: Transport, handle: () => Promise<R
   };
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<Response>((resolve) => {
-    timer = setTimeout(() => resolve(deadlineAnswer(requestIds, timeoutMs)), timeoutMs);
+    timer = setTimeout(() => resolve(deadlineAnswer(requestIds, timeoutMs, started)), timeoutMs);
   });
   try {
     return await Promise.race([handle(), late]);
@@ -35,17 +41,31 @@ export async function withDeadline(transport: Transport, handle: () => Promise<R
   }
 }
 
-function deadlineAnswer(requestIds: readonly RequestId[], timeoutMs: number): Response {
+function deadlineAnswer(requestIds: readonly RequestId[], timeoutMs: number, started: (id: RequestId) => boolean): Response {
   // One line for the operator: this is a server fault (or a client too slow to send its body), never a tool result.
   console.warn(JSON.stringify({ event: "mcp_request_deadline", timeoutMs, requests: requestIds.length }));
   if (requestIds.length === 0) {
     const message = `The request did not arrive completely within ${timeoutMs} ms (MEMORY_REQUEST_TIMEOUT_MS), so nothing was done. Send it again.`;
     return json(408, { jsonrpc: "2.0", id: null, error: presentError({ kind: "Timeout", message }, INTERNAL) });
   }
-  const message =
-    `The server did not finish this request within ${timeoutMs} ms (MEMORY_REQUEST_TIMEOUT_MS). ` +
-    "A write may or may not have been applied: read the affected entities before retrying it.";
-  const error = presentError({ kind: "Timeout", message }, INTERNAL);
-  const answers = requestIds.map((id) => ({ jsonrpc: "2.0", id, error }));
+  const ran = presentError(
+    {
+      kind: "Timeout",
+      message:
+        `The server did not finish this request within ${timeoutMs} ms (MEMORY_REQUEST_TIMEOUT_MS). ` +
+        "A write may or may not have been applied: read the affected entities before retrying it.",
+    },
+    INTERNAL,
+  );
+  const notRun = presentError(
+    {
+      kind: "Timeout",
+      message:
+        `The server did not finish this batch within ${timeoutMs} ms (MEMORY_REQUEST_TIMEOUT_MS), and this request had not ` +
+        "started, so nothing was done for it. Send it again in a separate HTTP request.",
+    },
+    INTERNAL,
+  );
+  const answers = requestIds.map((id) => ({ jsonrpc: "2.0", id, error: started(id) ? ran : notRun }));
   return json(200, answers.length === 1 ? answers[0] : answers);
 }

@@ -138,9 +138,9 @@ async function mcp(request: Request, deps: HandlerDeps, path: string, workspace:
   });
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   await server.connect(transport);
-  limitBatch(transport);
+  const batch = limitBatch(transport);
   try {
-    return await withDeadline(transport, () => transport.handleRequest(request), deps.requestTimeoutMs);
+    return await withDeadline(transport, () => transport.handleRequest(request), deps.requestTimeoutMs, batch.started);
   } finally {
     await server.close();
   }
