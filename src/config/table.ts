@@ -23,7 +23,7 @@ export interface SettingSpec<T> {
 const setting = <T>(spec: SettingSpec<T>): SettingSpec<T> => spec;
 
 export const DEFAULT_TABLE_NAME = "memorygraph";
-/** Per-attempt storage timeout and retries (see docs/architecture.md on how long a failing call takes). */
+/** Per-attempt storage timeout and retries (see docs/reliability.md#how-long-a-failing-call-takes). */
 export const DEFAULT_STORAGE_TIMEOUT_MS = 10_000;
 export const DEFAULT_STORAGE_MAX_RETRIES = 2;
 /** Per-attempt storage timeout of CLI commands: bulk work queues many transactions, so each may wait longer. */

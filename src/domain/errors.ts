@@ -82,7 +82,7 @@ const UNEXPECTED: Problem = {
 };
 
 /**
- * The one place a failure becomes what a caller reads: a tool result (design: isError, and
+ * The one place a failure becomes what a caller reads: a tool result (isError, and
  * `{success: false, error, message}` as structured content and as text), a JSON-RPC error, or an
  * HTTP error body `{error, message, ...details}`. Anything that is neither a MemoryError nor a
  * Problem is a bug or an unmapped failure: it is reported without its text.

@@ -1,7 +1,7 @@
 import { InvalidSettingsError } from "../config/problems.js";
 import type { FetchHandler } from "./handler.js";
 import { errorResponse, isRead, json, methodNotAllowed } from "./responses.js";
-import { routeOf } from "./routes.js";
+import { probeRouteOf } from "./routes.js";
 
 /**
  * What a door serves when the app cannot be built from its settings: the process is alive (health
@@ -19,16 +19,16 @@ export function invalidConfigurationHandler(error: unknown, version: string): Fe
       ? fixes.map(({ setting, expected }) => `${setting}: ${expected}`).join("; ")
       : "the app failed to start; its log says why";
   return async (request) => {
-    const route = routeOf(new URL(request.url).pathname);
-    if (route?.kind === "health")
+    const route = probeRouteOf(new URL(request.url).pathname);
+    if (route === "health")
       return isRead(request) ? json(200, { status: "ok", version, configuration: "invalid" }) : methodNotAllowed(READ_METHODS);
-    if (route?.kind === "ready")
+    if (route === "ready")
       return isRead(request)
         ? json(503, { status: "unavailable", reason: `Invalid configuration: ${summary}.` })
         : methodNotAllowed(READ_METHODS);
     return errorResponse(503, {
       kind: "InvalidConfiguration",
-      message: `This server's settings are invalid, so it serves no requests until an operator fixes them and restarts it: ${summary}.`,
+      message: `This server's settings are invalid, so it serves no requests until an operator fixes them: ${summary}.`,
       details: { problems: fixes },
     });
   };

@@ -1,9 +1,9 @@
 import { METADATA_PREFIX } from "./auth/resourceMetadata.js";
 
 /**
- * The routes of docs/architecture.md (one request path), as data: each path pattern (Hono syntax)
- * with the methods it serves. Every other method on a known path is 405 with `Allow`; an unknown
- * path is a JSON 404. HEAD is answered wherever GET is (Hono runs the GET handler without the body).
+ * The routes (docs/usage.md#routes), as data: each path pattern in Hono syntax. handler.ts gives each its methods; every
+ * other method on a known path is 405 with `Allow`, and an unknown path a JSON 404. HEAD is answered wherever GET is (Hono
+ * runs the GET handler without the body).
  */
 export const ROUTE_PATHS = {
   health: ["/api/health"],
@@ -13,27 +13,18 @@ export const ROUTE_PATHS = {
   mcp: ["/api/mcp", "/api/workspaces/:workspaceName/mcp"],
 } as const;
 
-/** The routes of the handler, told apart by path alone (the method is each route's own business). */
-export type Route =
-  | { kind: "health" }
-  | { kind: "ready" }
-  /** RFC 9728 metadata; `resourcePath` is "" for the host, or the MCP route it describes. */
-  | { kind: "metadata"; resourcePath: string }
-  /** `workspace` is the raw (still URL-encoded) {workspaceName} of the bound route; absent on /api/mcp. */
-  | { kind: "mcp"; workspace?: string };
+/**
+ * Which probe route a path is, for the invalid-configuration handler, which answers health and readiness without the app
+ * (every other path gets its 503). A trailing slash is accepted, as the app accepts it.
+ */
+export function probeRouteOf(path: string): "health" | "ready" | undefined {
+  const bare = path.length > 1 ? path.replace(/\/$/, "") : path;
+  if ((ROUTE_PATHS.health as readonly string[]).includes(bare)) return "health";
+  if ((ROUTE_PATHS.ready as readonly string[]).includes(bare)) return "ready";
+  return undefined;
+}
 
 const WORKSPACE_ROUTE = /^\/api\/workspaces\/([^/]*)\/mcp\/?$/;
-
-/** For the invalid-configuration handler, which answers the same paths without the app. */
-export function routeOf(path: string): Route | undefined {
-  if (path === "/api/health" || path === "/api/health/") return { kind: "health" };
-  if (path === "/api/ready" || path === "/api/ready/") return { kind: "ready" };
-  if (path === METADATA_PREFIX || path.startsWith(`${METADATA_PREFIX}/`))
-    return { kind: "metadata", resourcePath: path.slice(METADATA_PREFIX.length) };
-  if (path === "/api/mcp" || path === "/api/mcp/") return { kind: "mcp" };
-  const bound = WORKSPACE_ROUTE.exec(path);
-  return bound ? { kind: "mcp", workspace: bound[1] ?? "" } : undefined;
-}
 
 /** Whether a metadata document describes this resource path: one of the MCP routes. */
 export function isMcpRoute(path: string): boolean {

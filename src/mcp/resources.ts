@@ -10,7 +10,7 @@ import {
   type ResourceTemplate,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { Principal } from "../domain/access.js";
-import { ForbiddenError, MemoryError, ValidationError } from "../domain/errors.js";
+import { ForbiddenError, presentError, ValidationError } from "../domain/errors.js";
 import { authorize } from "./authorize.js";
 import type { MemoryService } from "../domain/memory.js";
 import { toGraphOutput } from "./graphShapes.js";
@@ -68,10 +68,10 @@ export function registerResources(
         ],
       };
     } catch (error) {
-      // Resource reads have no tool-result form: a failure is a JSON-RPC error, with the same safe message.
-      if (error instanceof ForbiddenError) throw new McpError(ErrorCode.InvalidParams, error.message);
-      const message = error instanceof MemoryError ? error.message : "The server failed while reading the graph. It may be retried.";
-      throw new McpError(ErrorCode.InternalError, message);
+      // Resource reads have no tool-result form: a failure is a JSON-RPC error, with the presenter's safe message.
+      const code = error instanceof ForbiddenError ? ErrorCode.InvalidParams : ErrorCode.InternalError;
+      const { message } = presentError(error, { as: "jsonrpc", code });
+      throw new McpError(code, message);
     }
   });
 }

@@ -18,15 +18,25 @@ export async function buildOnce(): Promise<void> {
   const lock = join(ROOT, "dist", `.test-build-${run}.lock`);
   if (existsSync(done)) return;
   mkdirSync(join(ROOT, "dist"), { recursive: true });
+  const failed = `${done}.failed`;
   try {
     mkdirSync(lock);
-  } catch {
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
     for (let waited = 0; !existsSync(done); waited += 200) {
+      if (existsSync(failed)) throw new Error("Compiling the project failed in another test file: see its output (or run npm run build).");
       if (waited > 180_000) throw new Error(`Another test file did not finish compiling into dist/ (lock ${lock}).`);
       await sleep(200);
     }
     return;
   }
-  execFileSync(process.execPath, [join(ROOT, "node_modules/typescript/bin/tsc"), "-p", join(ROOT, "tsconfig.json")], { stdio: "inherit" });
+  try {
+    execFileSync(process.execPath, [join(ROOT, "node_modules/typescript/bin/tsc"), "-p", join(ROOT, "tsconfig.json")], {
+      stdio: "inherit",
+    });
+  } catch (error) {
+    writeFileSync(failed, "");
+    throw error;
+  }
   writeFileSync(done, "");
 }
