@@ -85,3 +85,20 @@ describe("upsert_relation with an endpoint's id and name (the same rule, in the 
     expect(byBoth.requests).toBe(byNames.requests);
   });
 });
+
+describe("an entity named by neither id nor name", () => {
+  test("is a ValidationError naming the tool's own arguments, with no storage request", async () => {
+    const { ws } = await twoLinkedEntities();
+    const relations = await requestsOf(() => mcp.call("get_entity_relations", { workspaceName: ws }));
+    expect(failed(relations.result)).toMatchObject({
+      error: "ValidationError",
+      message: expect.stringContaining("entityId or entityName"),
+    });
+    expect(relations.requests).toBe(0);
+    const source = await requestsOf(() => mcp.call("upsert_relation", { workspaceName: ws, to: "B", relationType: "calls" }));
+    expect(failed(source.result)).toMatchObject({ error: "ValidationError", message: expect.stringContaining("fromEntityId or from") });
+    const target = await requestsOf(() => mcp.call("upsert_relation", { workspaceName: ws, from: "A", relationType: "calls" }));
+    expect(failed(target.result)).toMatchObject({ error: "ValidationError", message: expect.stringContaining("toEntityId or to") });
+    expect(source.requests + target.requests).toBe(0);
+  });
+});

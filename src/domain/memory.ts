@@ -315,7 +315,7 @@ export class MemoryService {
       return id;
     }
     if (ref.name !== undefined) return entityId(workspace, ref.name);
-    throw new ValidationError("Name the entity: give its id or its name.");
+    throw new ValidationError(`Name the entity: give ${fields.id} or ${fields.name}.`);
   }
 }
 

@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { ValidationError } from "../../domain/errors.js";
 import { defineTool } from "../tool.js";
 import { authorshipFields, authorshipOf } from "../graphShapes.js";
 import { entityId, entityName, metadataOutput } from "../schemas.js";
@@ -35,7 +34,6 @@ export const getEntityRelations = defineTool({
   },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async handler(args, { memory, workspace }) {
-    if (args.entityId === undefined && args.entityName === undefined) throw new ValidationError("Give entityId or entityName.");
     const { entityId: id, relations } = await memory.getEntityRelations(
       workspace,
       { id: args.entityId, name: args.entityName },

@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { ValidationError } from "../../domain/errors.js";
 import { defineTool } from "../tool.js";
 import { entityId, entityName, metadataInput, relationType } from "../schemas.js";
 
@@ -28,9 +27,6 @@ export const upsertRelation = defineTool({
   },
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async handler(args, { memory, workspace, principal }) {
-    if (args.fromEntityId === undefined && args.from === undefined)
-      throw new ValidationError("Give the source entity: fromEntityId or from.");
-    if (args.toEntityId === undefined && args.to === undefined) throw new ValidationError("Give the target entity: toEntityId or to.");
     const result = await memory.upsertRelation(workspace, principal.id, {
       from: { id: args.fromEntityId, name: args.from },
       to: { id: args.toEntityId, name: args.to },
