@@ -47,7 +47,8 @@ export interface UpsertRelationInput {
 
 /**
  * The graph rules of one workspace-partitioned memory. Storage details stay behind GraphStore.
- * Write methods take the actor (the caller's principal id), which the store records as createdBy/updatedBy.
+ * Write methods take the actor (the caller's principal id and the tool), which the store records as
+ * createdBy/updatedBy and in the write's change events.
  *
  * Every method checks all of its input (validation.ts) before it derives an id or calls the store,
  * so a call holding one invalid item is refused whole and changes nothing.
@@ -214,17 +215,22 @@ export class MemoryService {
   }
 
   /** Deletes entities with their observations and every relation to or from them. Unknown names are ignored. */
-  async deleteEntities(workspace: string, names: readonly string[]): Promise<void> {
+  async deleteEntities(workspace: string, actor: Actor, names: readonly string[]): Promise<void> {
     checkCount(names, "entityNames", LIMITS.itemsPerCall);
     names.forEach((name, i) => checkEntityNameLookup(name, `entityNames[${i}]`));
     await this.store.deleteEntities(
       workspace,
+      actor,
       names.map((name) => entityId(workspace, name)),
     );
   }
 
   /** Deletes the given observations. Unknown entities and observations are ignored. */
-  async deleteObservations(workspace: string, deletions: readonly { entityName: string; observations: string[] }[]): Promise<void> {
+  async deleteObservations(
+    workspace: string,
+    actor: Actor,
+    deletions: readonly { entityName: string; observations: string[] }[],
+  ): Promise<void> {
     checkCount(deletions, "deletions", LIMITS.itemsPerCall);
     deletions.forEach((deletion, i) => {
       checkEntityNameLookup(deletion.entityName, `deletions[${i}].entityName`);
@@ -233,16 +239,18 @@ export class MemoryService {
     });
     await this.store.deleteObservations(
       workspace,
+      actor,
       deletions.map((deletion) => ({ entityId: entityId(workspace, deletion.entityName), contents: deletion.observations })),
     );
   }
 
   /** Deletes the given relations. Unknown ones are ignored. */
-  async deleteRelations(workspace: string, relations: readonly RelationInput[]): Promise<void> {
+  async deleteRelations(workspace: string, actor: Actor, relations: readonly RelationInput[]): Promise<void> {
     checkCount(relations, "relations", LIMITS.itemsPerCall);
     relations.forEach((relation, i) => checkRelationLookup(relation, `relations[${i}]`));
     await this.store.deleteRelations(
       workspace,
+      actor,
       relations.map((relation) => relationIds(workspace, relation)),
     );
   }

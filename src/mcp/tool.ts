@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { Principal } from "../domain/access.js";
 import type { MemoryService } from "../domain/memory.js";
+import type { Actor } from "../domain/model.js";
 
 /**
  * Tool groups ("toolsets"): a client can narrow tools/list to the groups it needs, because many
@@ -24,8 +25,10 @@ export interface ToolAnnotations {
 export interface ToolContext {
   memory: MemoryService;
   workspace: string;
-  /** The authenticated caller (for recording who wrote what); access was already checked. */
+  /** The authenticated caller; access was already checked. */
   principal: Principal;
+  /** Who writes through which tool: what writes record (createdBy, updatedBy, change events). */
+  actor: Actor;
   /** The groups this connection selected: tag data is shown only with the tags group. */
   toolsets: Toolsets;
 }

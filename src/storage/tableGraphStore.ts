@@ -2,6 +2,7 @@ import type { Actor, Direction, EntityNode, ReadMode, Relation } from "../domain
 import type {
   EntitySummary,
   EntityWrite,
+  EventQuery,
   GraphStore,
   NewEntity,
   ObservationChange,
@@ -18,6 +19,8 @@ import { addObservations, deleteObservations } from "./observations.js";
 import { getEntities, getEntityRelations, readGraph, scanEntities } from "./reads.js";
 import { createRelations, deleteRelations, upsertRelation } from "./relations.js";
 import { TableTagStore } from "./tableTagStore.js";
+import { changesSince, firstEvent, readEvents } from "./history.js";
+import type { ChangeEvent, FeedPosition } from "../domain/history.js";
 
 /**
  * The GraphStore port on Table Storage (key layout in keys.ts, concurrency rules in transactions.ts).
@@ -25,10 +28,12 @@ import { TableTagStore } from "./tableTagStore.js";
  */
 export class TableGraphStore implements GraphStore {
   private readonly gateway: TableGateway;
+  private readonly feedLatenessMs: number;
   readonly tags: TableTagStore;
 
   constructor(storage: StorageConnection) {
     this.gateway = storage.gateway;
+    this.feedLatenessMs = storage.feedLatenessMs;
     this.tags = new TableTagStore(storage);
   }
 
@@ -81,15 +86,27 @@ export class TableGraphStore implements GraphStore {
     return createRelations(this.gateway, workspace, actor, relations, options);
   }
 
-  deleteEntities(workspace: string, entityIds: readonly string[]): Promise<void> {
-    return deleteEntities(this.gateway, workspace, entityIds);
+  deleteEntities(workspace: string, actor: Actor, entityIds: readonly string[]): Promise<void> {
+    return deleteEntities(this.gateway, workspace, actor, entityIds);
   }
 
-  deleteObservations(workspace: string, changes: readonly ObservationChange[]): Promise<void> {
-    return deleteObservations(this.gateway, workspace, changes);
+  deleteObservations(workspace: string, actor: Actor, changes: readonly ObservationChange[]): Promise<void> {
+    return deleteObservations(this.gateway, workspace, actor, changes);
   }
 
-  deleteRelations(workspace: string, relations: readonly RelationRef[]): Promise<void> {
-    return deleteRelations(this.gateway, workspace, relations);
+  deleteRelations(workspace: string, actor: Actor, relations: readonly RelationRef[]): Promise<void> {
+    return deleteRelations(this.gateway, workspace, actor, relations);
+  }
+
+  changesSince(workspace: string, position?: FeedPosition): Promise<{ events: ChangeEvent[]; position: FeedPosition }> {
+    return changesSince(this.gateway, workspace, this.feedLatenessMs, position);
+  }
+
+  events(workspace: string, query: EventQuery): Promise<ChangeEvent[]> {
+    return readEvents(this.gateway, workspace, query);
+  }
+
+  firstEvent(workspace: string): Promise<ChangeEvent | undefined> {
+    return firstEvent(this.gateway, workspace);
   }
 }

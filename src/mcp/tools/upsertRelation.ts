@@ -27,11 +27,11 @@ export const upsertRelation = defineTool({
     relationType: z.string(),
   },
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  async handler(args, { memory, workspace, principal }) {
+  async handler(args, { memory, workspace, actor }) {
     if (args.fromEntityId === undefined && args.from === undefined)
       throw new ValidationError("Give the source entity: fromEntityId or from.");
     if (args.toEntityId === undefined && args.to === undefined) throw new ValidationError("Give the target entity: toEntityId or to.");
-    const result = await memory.upsertRelation(workspace, principal.id, {
+    const result = await memory.upsertRelation(workspace, actor, {
       from: { id: args.fromEntityId, name: args.from },
       to: { id: args.toEntityId, name: args.to },
       relationType: args.relationType,
