@@ -1,13 +1,27 @@
-/** Tests run as native ESM (the SDK, uuid and jose are ESM-only); ts-jest only strips types, `npm run typecheck` checks them. */
-export default {
+/**
+ * Tests run as native ESM (the SDK, uuid and jose are ESM-only); ts-jest only strips types, `npm run typecheck` checks them.
+ * Two tiers: test/unit needs no storage and starts no Azurite (`npm test -- test/unit` runs in seconds); every other test
+ * talks to the one Azurite that globalSetup starts for the run.
+ */
+const common = {
   testEnvironment: "node",
   extensionsToTreatAsEsm: [".ts"],
   moduleNameMapper: { "^(\\.{1,2}/.*)\\.js$": "$1" },
   transform: {
     "^.+\\.ts$": ["ts-jest", { useESM: true, diagnostics: false }],
   },
-  testMatch: ["<rootDir>/test/**/*.test.ts"],
-  globalSetup: "<rootDir>/test/support/azurite.ts",
-  globalTeardown: "<rootDir>/test/support/globalTeardown.ts",
+};
+
+export default {
   testTimeout: 60000,
+  projects: [
+    { ...common, displayName: "unit", testMatch: ["<rootDir>/test/unit/**/*.test.ts"] },
+    {
+      ...common,
+      displayName: "storage",
+      testMatch: ["<rootDir>/test/*.test.ts"],
+      globalSetup: "<rootDir>/test/support/azurite.ts",
+      globalTeardown: "<rootDir>/test/support/globalTeardown.ts",
+    },
+  ],
 };

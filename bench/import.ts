@@ -3,10 +3,8 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { createMemory } from "../src/app.js";
 import { runCli } from "../src/cli/main.js";
-import { connectStorage } from "../src/storage/client.js";
-import { DEFAULT_TABLE_NAME } from "../src/storage/settings.js";
+import { createRuntime } from "../src/runtime.js";
 import { startAzuriteProcess } from "../test/support/azurite.js";
 import { generatedGraph } from "../test/support/cli.js";
 
@@ -45,11 +43,7 @@ async function main(): Promise<void> {
       );
     }
     // What reads of the imported workspace cost: requests are counted, time is one run on this machine.
-    const storage = connectStorage(
-      { kind: "connectionString", connectionString: env.MEMORY_STORAGE_CONNECTION_STRING, tableName: DEFAULT_TABLE_NAME, source: "bench" },
-      { timeoutMs: 60_000 },
-    );
-    const memory = createMemory(storage);
+    const { memory, storage } = createRuntime(env, { door: "cli" }); // the storage the CLI used, as it reads its settings
     const reads: Record<string, { seconds: number; requests: number }> = {};
     for (const [label, read] of [
       ["search_nodes 'fact 9'", () => memory.searchNodes(workspace, "fact 9")],

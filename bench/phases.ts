@@ -15,9 +15,9 @@ export interface Phase {
   run(ops: Operations, index: number, entities: number): Promise<unknown>;
 }
 
-export const entityName = (index: number) => `entity-${index}`;
+const entityName = (index: number) => `entity-${index}`;
 
-export function entitySpec(index: number): EntitySpec {
+function entitySpec(index: number): EntitySpec {
   return { name: entityName(index), entityType: "bench", observations: [1, 2, 3].map((k) => `fact ${k} about entity ${index}`) };
 }
 
@@ -173,7 +173,7 @@ export async function runPhase(
 }
 
 /** Writers in the lost-write probe, all adding to one entity at once. */
-export const PROBE_WRITERS = 50;
+const PROBE_WRITERS = 50;
 
 export interface ProbeResult {
   target: string;

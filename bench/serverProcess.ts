@@ -1,8 +1,9 @@
-import { createApp, storageOptionsFromEnv } from "../src/app.js";
-import { startAzurite, type EmbeddedAzurite } from "../src/local/azurite.js";
+import { readSettings } from "../src/config/settings.js";
+import { createRuntimeHandler } from "../src/http/runtimeHandler.js";
+import { startAzurite } from "../src/local/azurite.js";
 import { listen } from "../src/local/server.js";
+import { runtimeFrom } from "../src/runtime.js";
 import { connectStorage } from "../src/storage/client.js";
-import { readStorageSettings } from "../src/storage/settings.js";
 import { serveParent } from "./lib/processes.js";
 
 /**
@@ -13,23 +14,23 @@ import { serveParent } from "./lib/processes.js";
  */
 // A loopback server for the bench and load drivers only: no authentication, chosen explicitly (as
 // `npm start` does on loopback), since the server refuses every MCP request while MEMORY_AUTH is unset.
-process.env.MEMORY_AUTH ??= "none";
-let azurite: EmbeddedAzurite | undefined;
-let settings = readStorageSettings();
-if (settings.kind === "none") {
-  azurite = await startAzurite();
-  settings = readStorageSettings({ ...process.env, MEMORY_STORAGE_CONNECTION_STRING: azurite.connectionString });
-}
-const storage = connectStorage(settings, storageOptionsFromEnv());
+const settings = readSettings({ MEMORY_AUTH: "none", ...process.env }, "local");
+const azurite = settings.storage.kind === "none" ? await startAzurite() : undefined;
+const storage = azurite
+  ? connectStorage(
+      { kind: "connectionString", connectionString: azurite.connectionString, tableName: settings.storage.tableName, source: "bench" },
+      settings.storageClient,
+    )
+  : undefined;
 // The per-call log line's duration is kept for the bench (drained by "durations"), not printed.
 const durations: number[] = [];
-const app = createApp(storage, { log: (entry) => durations.push(entry.durationMs) });
-await storage.ensureTable();
-const server = await listen(app.handler, { host: "127.0.0.1", port: 0 });
+const runtime = runtimeFrom(settings, { storage, log: (entry) => durations.push(entry.durationMs) });
+await runtime.storage.ensureTable();
+const server = await listen(createRuntimeHandler(runtime), { host: "127.0.0.1", port: 0 });
 
 serveParent(
   { url: server.url },
-  { stats: () => ({ requests: storage.counter.total }), durations: () => ({ durations: durations.splice(0) }) },
+  { stats: () => ({ requests: runtime.storage.counter.total }), durations: () => ({ durations: durations.splice(0) }) },
   async () => {
     await server.close();
     await azurite?.stop();

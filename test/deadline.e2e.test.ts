@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
-import { createMemory } from "../src/app.js";
 import { createAuthenticator } from "../src/http/auth/authenticate.js";
-import { readAuthSettings } from "../src/http/auth/settings.js";
+import { readAuthSettings } from "../src/config/auth.js";
+import { createMemory } from "../src/runtime.js";
 import { createHandler, type FetchHandler } from "../src/http/handler.js";
 import { tableReadiness } from "../src/http/readiness.js";
 import type { ToolInstrument } from "../src/mcp/instrument.js";

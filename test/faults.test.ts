@@ -5,8 +5,9 @@ import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { AzureNamedKeyCredential, generateAccountSas, odata, TableClient, TableServiceClient } from "@azure/data-tables";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { createApp, storageOptionsFromEnv } from "../src/app.js";
-import { readAuthSettings } from "../src/http/auth/settings.js";
+import { readSettings } from "../src/config/settings.js";
+import { createRuntimeHandler } from "../src/http/runtimeHandler.js";
+import { createRuntime } from "../src/runtime.js";
 import { listen, type RunningServer } from "../src/local/server.js";
 import { connectStorage, type StorageConnection } from "../src/storage/client.js";
 import { startAzuriteProcess, type AzuriteProcess } from "./support/azurite.js";
@@ -31,7 +32,7 @@ import {
  * 3 sequential storage round trips, so it answers within about 3 × 2 × (1 s + 1 s backoff) = 12 s
  * in the worst case; HANG_MS is well above that.
  */
-const STORAGE_BOUND = storageOptionsFromEnv({ MEMORY_STORAGE_TIMEOUT_MS: "1000", MEMORY_STORAGE_MAX_RETRIES: "1" });
+const STORAGE_BOUND = readSettings({ MEMORY_STORAGE_TIMEOUT_MS: "1000", MEMORY_STORAGE_MAX_RETRIES: "1" }, "local").storageClient;
 const HANG_MS = 30_000;
 
 let location: string;
@@ -297,8 +298,8 @@ describe("readiness on an account without the table", () => {
     tableName: string,
   ): Promise<{ storage: StorageConnection; server: RunningServer }> {
     const storage = connectStorage({ kind: "connectionString", connectionString, tableName, source: "test" }, STORAGE_BOUND);
-    const app = createApp(storage, { auth: readAuthSettings({ MEMORY_AUTH: "none" }), log: () => {} });
-    return { storage, server: await listen(app.handler, { host: "127.0.0.1", port: 0 }) };
+    const runtime = createRuntime({ MEMORY_AUTH: "none" }, { door: "local", storage, log: () => {} });
+    return { storage, server: await listen(createRuntimeHandler(runtime), { host: "127.0.0.1", port: 0 }) };
   }
 
   const freshTableName = () => `fresh${randomBytes(6).toString("hex")}`;

@@ -89,6 +89,17 @@ describe("invalid settings under Azure Functions", () => {
     expect(errors[0]!.text).toContain("MEMORY_ENTRA_GRANTS");
   });
 
+  test("health and readiness allow the same methods as when the settings are valid (GET, HEAD)", async () => {
+    process.env.MEMORY_AUTH = "entra";
+    for (const name of ["health", "ready"]) {
+      const refused = await invoke(name, "POST", `/api/${name}`, {});
+      expect(refused.status).toBe(405);
+      expect(refused.headers.get("allow")).toBe("GET, HEAD");
+      expect(refused.json).toMatchObject({ error: "MethodNotAllowed" });
+      expect((await invoke(name, "HEAD", `/api/${name}`)).status).toBe(name === "health" ? 200 : 503);
+    }
+  });
+
   test("an unknown MEMORY_AUTH and unparseable keys: the responses name the settings but never show their values", async () => {
     process.env.MEMORY_AUTH = "keys,s3cret-auth-value";
     let routes = await everyRoute();

@@ -4,10 +4,14 @@ import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openLocalStorage } from "../src/local/storage.js";
+import { readSettings } from "../src/config/settings.js";
+import { openLocalStorage as openWith } from "../src/local/storage.js";
 import { testConnectionString } from "./support/harness.js";
 
 /** How `npm start` and the CLI pick their storage when none is configured: one embedded Azurite per ./.azurite folder. */
+/** The local server's storage for `env`, with the embedded Azurite's data in `folder`. */
+const openLocalStorage = ({ env, folder }: { env: NodeJS.ProcessEnv; folder: string }) => openWith(readSettings(env, "local"), folder);
+
 describe("openLocalStorage", () => {
   test("uses the configured storage when there is one", async () => {
     const storage = await openLocalStorage({ env: { MEMORY_STORAGE_CONNECTION_STRING: testConnectionString() }, folder: "/nonexistent" });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
 import { TOOL_GROUPS } from "../src/mcp/tool.js";
-import { readDefaultToolsets } from "../src/mcp/toolsets.js";
+import { readSettings } from "../src/config/settings.js";
 import { ALL_TOOLS } from "../src/mcp/tools/index.js";
 import { connectClient, failed, ok, startTestServer, uniqueWorkspace, type McpTestClient, type TestServer } from "./support/harness.js";
 
@@ -86,7 +86,7 @@ describe("tool groups", () => {
     for (const path of [`/api/mcp${query}`, `/api/workspaces/${uniqueWorkspace()}/mcp${query}`]) {
       const response = await post(path);
       expect(response.status).toBe(400);
-      expect(await response.json()).toEqual({ success: false, error: "ValidationError", message });
+      expect(await response.json()).toEqual({ error: "ValidationError", message });
     }
   });
 });
@@ -151,6 +151,7 @@ describe("MEMORY_TOOLSETS", () => {
   });
 
   test("unset or blank means every group; an unknown group is refused at start with a message naming it", () => {
+    const readDefaultToolsets = (env: NodeJS.ProcessEnv) => readSettings(env, "local").toolsets;
     expect([...readDefaultToolsets({})].sort()).toEqual(["core", "graph", "tags"]);
     expect([...readDefaultToolsets({ MEMORY_TOOLSETS: "  " })].sort()).toEqual(["core", "graph", "tags"]);
     expect([...readDefaultToolsets({ MEMORY_TOOLSETS: "tags,graph" })].sort()).toEqual(["graph", "tags"]);

@@ -33,7 +33,7 @@ export interface BenchOptions extends Workload {
  * the create phases grow with N too), with at least 10 calls: 10 at N=5000, which keeps that run
  * under 10 minutes. `--search-calls` overrides it.
  */
-export function defaultSearchCalls(entities: number): number {
+function defaultSearchCalls(entities: number): number {
   return Math.min(1000, Math.max(10, Math.round(1000 * (1000 / entities) ** 3)));
 }
 

@@ -5,7 +5,7 @@ export interface EntitySpec {
   observations: string[];
 }
 
-export interface RelationSpec {
+interface RelationSpec {
   from: string;
   to: string;
   relationType: string;

@@ -1,8 +1,6 @@
-import { resolve } from "node:path";
 import type { Writable } from "node:stream";
-import { createMemory, storageOptionsFromEnv } from "../app.js";
 import type { MemoryService } from "../domain/memory.js";
-import { openLocalStorage } from "../local/storage.js";
+import { openLocalRuntime } from "../local/runtime.js";
 
 /** Where a command reads its settings and writes its output: the process, or a test's buffers. */
 export interface CliIo {
@@ -20,26 +18,21 @@ export interface Command {
   run(args: string[], io: CliIo): Promise<number>;
 }
 
-/** Per-attempt storage timeout of CLI commands when MEMORY_STORAGE_TIMEOUT_MS is not set. */
-export const CLI_STORAGE_TIMEOUT_MS = 60_000;
-
 /** A mistake in how the command was called: reported with the usage, exit code 2. */
 export class UsageError extends Error {}
 
 /**
- * Runs `work` against the memory the server would use: the configured storage (design §5), or the
- * embedded Azurite in ./.azurite when none is configured. Stops what it started, even on failure.
+ * Runs `work` against the memory the server would use: the configured storage, or the
+ * embedded Azurite in ./.azurite (MEMORY_AZURITE_FOLDER) when none is configured. Stops what it started, even on failure.
  * `storageRequests` counts the requests made so far (for reports of what a command cost).
  */
 export async function withMemory<T>(io: CliIo, work: (memory: MemoryService, storageRequests: () => number) => Promise<T>): Promise<T> {
-  // Bulk work queues many transactions: allow each longer than an interactive tool call would wait, unless told otherwise.
-  const client = { timeoutMs: CLI_STORAGE_TIMEOUT_MS, ...storageOptionsFromEnv(io.env) };
-  const storage = await openLocalStorage({ env: io.env, folder: resolve(io.cwd, ".azurite"), client });
+  const runtime = await openLocalRuntime(io.env, { door: "cli", cwd: io.cwd });
   try {
-    io.stderr.write(`Storage: ${storage.description}\n`);
-    await storage.connection.ensureTable();
-    return await work(createMemory(storage.connection), () => storage.connection.counter.total);
+    io.stderr.write(`Storage: ${runtime.storageDescription}\n`);
+    await runtime.storage.ensureTable();
+    return await work(runtime.memory, () => runtime.storage.counter.total);
   } finally {
-    await storage.close();
+    await runtime.close();
   }
 }

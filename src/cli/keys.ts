@@ -1,6 +1,6 @@
 import { parseArgs } from "node:util";
-import { generateApiKey, hashApiKey } from "../http/auth/apiKeys.js";
-import { apiKeyEntries, type ApiKeyEntry } from "../http/auth/settings.js";
+import { generateApiKey, hashApiKey } from "../config/apiKeys.js";
+import { apiKeyEntries, type ApiKeyEntry } from "../config/authSchemas.js";
 import type { Command } from "./command.js";
 
 export interface CliOutput {

@@ -1,13 +1,13 @@
 #!/usr/bin/env node
 import { realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { InvalidSettingsError } from "../config/problems.js";
 import { MemoryError } from "../domain/errors.js";
 import { VERSION } from "../version.js";
 import { UsageError, type CliIo, type Command } from "./command.js";
 import { exportCommand } from "./export.js";
 import { importCommand } from "./import.js";
 import { keysCommand } from "./keys.js";
-import { InvalidSettingsError } from "../http/invalidConfiguration.js";
 
 /** The subcommands. Add one: write its module (a Command), list it here. */
 const COMMANDS: readonly Command[] = [importCommand, exportCommand, keysCommand];
@@ -50,7 +50,7 @@ function usage(): string {
     "Usage: central-memory <command> [options]\n\nCommands:\n" +
     COMMANDS.map((command) => `  ${command.name.padEnd(width)}  ${command.summary}\n    ${command.usage}\n`).join("") +
     "\nStorage: the server's settings (MEMORY_STORAGE_CONNECTION_STRING, MEMORY_STORAGE_TABLE_ENDPOINT, AzureWebJobsStorage,\n" +
-    "MEMORY_TABLE_NAME); with none set, the embedded Azurite data in ./.azurite.\n"
+    "MEMORY_TABLE_NAME); with none set, the embedded Azurite data in ./.azurite (MEMORY_AZURITE_FOLDER).\n"
   );
 }
 

@@ -7,10 +7,10 @@ import type { Metadata } from "./model.js";
  * events that share its `call` id.
  */
 
-export const CHANGE_SUBJECTS = ["entity", "observation", "relation", "tag"] as const;
-export const CHANGE_ACTIONS = ["created", "updated", "deleted"] as const;
-export type ChangeSubject = (typeof CHANGE_SUBJECTS)[number];
-export type ChangeAction = (typeof CHANGE_ACTIONS)[number];
+const CHANGE_SUBJECTS = ["entity", "observation", "relation", "tag"] as const;
+const CHANGE_ACTIONS = ["created", "updated", "deleted"] as const;
+type ChangeSubject = (typeof CHANGE_SUBJECTS)[number];
+type ChangeAction = (typeof CHANGE_ACTIONS)[number];
 export type ChangeKind = `${ChangeSubject}.${ChangeAction}`;
 export const CHANGE_KINDS: readonly ChangeKind[] = CHANGE_SUBJECTS.flatMap((subject) =>
   CHANGE_ACTIONS.map((action): ChangeKind => `${subject}.${action}`),
@@ -34,7 +34,7 @@ export interface RelationState {
 }
 
 /** A tag definition's fields (define_tag). */
-export interface TagState {
+interface TagState {
   category: string;
   description: string;
 }

@@ -2,12 +2,12 @@ import { v5 as uuidv5 } from "uuid";
 import type { RelationWrite } from "./store.js";
 
 /**
- * Ids are deterministic UUIDv5s (design §3): the same name always yields the same id, so the
+ * Ids are deterministic UUIDv5s (docs/architecture.md#table-layout): the same name always yields the same id, so the
  * row key itself enforces uniqueness and concurrent creators converge on one row without a read.
  */
 const ROOT_NAMESPACE = "5b0e6a43-3f0e-4a51-9b8e-6c1f3f1d2a7e";
 
-export function workspaceNamespace(workspaceName: string): string {
+function workspaceNamespace(workspaceName: string): string {
   return uuidv5(workspaceName, ROOT_NAMESPACE);
 }
 

@@ -6,7 +6,7 @@ import { byCreation } from "./order.js";
  * (as the official memory server matches), ranked name before type before observation. Lower is better;
  * undefined means no match.
  */
-export function searchRank(entity: Entity, query: string): number | undefined {
+function searchRank(entity: Entity, query: string): number | undefined {
   const needle = query.toLowerCase();
   if (entity.name.toLowerCase().includes(needle)) return 0;
   if (entity.entityType.toLowerCase().includes(needle)) return 1;

@@ -210,5 +210,3 @@ export interface EventQuery {
   entityId?: string;
   principal?: string;
 }
-
-export type { Entity, Relation, TagDefinition, TagUsage };

@@ -86,7 +86,7 @@ export function normalizeMetadata(value: unknown): Metadata | undefined {
  * whose schemas only describe types, and the import CLI), before any id is derived or storage is
  * called. `where` names the field in the message, e.g. "entities[2].name", so the caller can find it.
  */
-export function checkText(value: string, where: string, rule: { max: number; allowEmpty?: boolean }): string {
+function checkText(value: string, where: string, rule: { max: number; allowEmpty?: boolean }): string {
   if (!rule.allowEmpty && value.length === 0) throw new ValidationError(`${where} is empty. Give a non-empty value.`);
   if (value.length > rule.max) {
     throw new ValidationError(`${where} is ${value.length} characters; the limit is ${rule.max}. Shorten it, or split it into several.`);

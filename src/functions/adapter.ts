@@ -1,7 +1,8 @@
 import type { HttpRequest, HttpResponseInit, InvocationContext } from "@azure/functions";
-import { createApp } from "../app.js";
 import type { FetchHandler } from "../http/handler.js";
 import { invalidConfigurationHandler } from "../http/invalidConfiguration.js";
+import { createRuntimeHandler } from "../http/runtimeHandler.js";
+import { createRuntime } from "../runtime.js";
 import { VERSION } from "../version.js";
 
 /**
@@ -41,7 +42,7 @@ function handlerFor(env: NodeJS.ProcessEnv, context: InvocationContext): FetchHa
 
 function buildHandler(environment: string, context: InvocationContext): { handler: FetchHandler; invalidIn?: string } {
   try {
-    return { handler: createApp().handler };
+    return { handler: createRuntimeHandler(createRuntime(process.env, { door: "functions" })) };
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     context.error(

@@ -1,6 +1,9 @@
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode, isJSONRPCRequest, type RequestId } from "@modelcontextprotocol/sdk/types.js";
+import { presentError } from "../domain/errors.js";
 import { json } from "./responses.js";
+
+const INTERNAL = { as: "jsonrpc", code: ErrorCode.InternalError } as const;
 
 /**
  * An overall deadline on one MCP request. The SDK's transport (1.x, JSON response mode) never
@@ -37,11 +40,12 @@ function deadlineAnswer(requestIds: readonly RequestId[], timeoutMs: number): Re
   console.warn(JSON.stringify({ event: "mcp_request_deadline", timeoutMs, requests: requestIds.length }));
   if (requestIds.length === 0) {
     const message = `The request did not arrive completely within ${timeoutMs} ms (MEMORY_REQUEST_TIMEOUT_MS), so nothing was done. Send it again.`;
-    return json(408, { jsonrpc: "2.0", id: null, error: { code: ErrorCode.InternalError, message } });
+    return json(408, { jsonrpc: "2.0", id: null, error: presentError({ kind: "Timeout", message }, INTERNAL) });
   }
   const message =
     `The server did not finish this request within ${timeoutMs} ms (MEMORY_REQUEST_TIMEOUT_MS). ` +
     "A write may or may not have been applied: read the affected entities before retrying it.";
-  const answers = requestIds.map((id) => ({ jsonrpc: "2.0", id, error: { code: ErrorCode.InternalError, message } }));
+  const error = presentError({ kind: "Timeout", message }, INTERNAL);
+  const answers = requestIds.map((id) => ({ jsonrpc: "2.0", id, error }));
   return json(200, answers.length === 1 ? answers[0] : answers);
 }

@@ -1,27 +1,7 @@
+import { InvalidSettingsError } from "../config/problems.js";
 import type { FetchHandler } from "./handler.js";
-import { isRead, json, methodNotAllowed } from "./responses.js";
+import { errorResponse, isRead, json, methodNotAllowed } from "./responses.js";
 import { routeOf } from "./routes.js";
-
-/** One wrong setting. */
-export interface SettingProblem {
-  /** The setting to change, e.g. MEMORY_AUTH. */
-  setting: string;
-  /** What the setting must be, without its value: safe to show to any caller. */
-  expected: string;
-  /** The full message for the operator's console or log, which may quote the value. */
-  message: string;
-}
-
-/** Settings that stop the app from serving MCP; every problem found is reported at once. */
-export class InvalidSettingsError extends Error {
-  constructor(
-    readonly problems: readonly SettingProblem[],
-    heading = "Invalid settings",
-  ) {
-    super(`${heading}:\n  - ${problems.map((problem) => problem.message).join("\n  - ")}`);
-    this.name = "InvalidSettingsError";
-  }
-}
 
 /**
  * What a door serves when the app cannot be built from its settings: the process is alive (health
@@ -29,6 +9,9 @@ export class InvalidSettingsError extends Error {
  * to fix. Responses name settings and what they expect, never their values; the values stay in the
  * log. An error that is not about a known setting is described only as a start-up failure.
  */
+/** As the working handler answers health and readiness. */
+const READ_METHODS = "GET, HEAD";
+
 export function invalidConfigurationHandler(error: unknown, version: string): FetchHandler {
   const fixes = error instanceof InvalidSettingsError ? error.problems.map(({ setting, expected }) => ({ setting, expected })) : [];
   const summary =
@@ -38,13 +21,15 @@ export function invalidConfigurationHandler(error: unknown, version: string): Fe
   return async (request) => {
     const route = routeOf(new URL(request.url).pathname);
     if (route?.kind === "health")
-      return isRead(request) ? json(200, { status: "ok", version, configuration: "invalid" }) : methodNotAllowed("GET");
+      return isRead(request) ? json(200, { status: "ok", version, configuration: "invalid" }) : methodNotAllowed(READ_METHODS);
     if (route?.kind === "ready")
-      return isRead(request) ? json(503, { status: "unavailable", reason: `Invalid configuration: ${summary}.` }) : methodNotAllowed("GET");
-    return json(503, {
-      error: "InvalidConfiguration",
+      return isRead(request)
+        ? json(503, { status: "unavailable", reason: `Invalid configuration: ${summary}.` })
+        : methodNotAllowed(READ_METHODS);
+    return errorResponse(503, {
+      kind: "InvalidConfiguration",
       message: `This server's settings are invalid, so it serves no requests until an operator fixes them and restarts it: ${summary}.`,
-      problems: fixes,
+      details: { problems: fixes },
     });
   };
 }

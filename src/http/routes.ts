@@ -1,6 +1,19 @@
 import { METADATA_PREFIX } from "./auth/resourceMetadata.js";
 
-/** The routes of design §1, told apart by path alone (the method is each route's own business). */
+/**
+ * The routes of docs/architecture.md (one request path), as data: each path pattern (Hono syntax)
+ * with the methods it serves. Every other method on a known path is 405 with `Allow`; an unknown
+ * path is a JSON 404. HEAD is answered wherever GET is (Hono runs the GET handler without the body).
+ */
+export const ROUTE_PATHS = {
+  health: ["/api/health"],
+  ready: ["/api/ready"],
+  /** RFC 9728 metadata: the host-wide document and the per-route ones below it. */
+  metadata: [METADATA_PREFIX, `${METADATA_PREFIX}/*`],
+  mcp: ["/api/mcp", "/api/workspaces/:workspaceName/mcp"],
+} as const;
+
+/** The routes of the handler, told apart by path alone (the method is each route's own business). */
 export type Route =
   | { kind: "health" }
   | { kind: "ready" }
@@ -11,6 +24,7 @@ export type Route =
 
 const WORKSPACE_ROUTE = /^\/api\/workspaces\/([^/]*)\/mcp\/?$/;
 
+/** For the invalid-configuration handler, which answers the same paths without the app. */
 export function routeOf(path: string): Route | undefined {
   if (path === "/api/health" || path === "/api/health/") return { kind: "health" };
   if (path === "/api/ready" || path === "/api/ready/") return { kind: "ready" };

@@ -1,35 +1,27 @@
-import { resolve } from "node:path";
-import { createApp, readAppSettings, storageOptionsFromEnv } from "../app.js";
-import { isLoopbackHost, type AuthSettings } from "../http/auth/settings.js";
+import type { AuthSettings } from "../config/auth.js";
+import { createRuntimeHandler } from "../http/runtimeHandler.js";
 import { describeToolsets } from "../mcp/toolsets.js";
+import { openLocalRuntime } from "./runtime.js";
 import { listen } from "./server.js";
-import { openLocalStorage } from "./storage.js";
 
 /**
  * `npm start`: the shared handler on HOST:PORT. With no storage configured, an embedded Azurite
- * keeps data in ./.azurite, so a laptop with no Azure account has a durable memory.
+ * keeps data in ./.azurite (MEMORY_AZURITE_FOLDER), so a laptop with no Azure account has a durable memory.
  */
 async function main(): Promise<void> {
-  const host = process.env.HOST?.trim() || "127.0.0.1";
-  const port = Number(process.env.PORT?.trim() || 7071);
-  // Read before anything starts, so a bad setting stops the server with a message naming it (every
-  // problem at once). Under Functions the same problems are served as 503s instead (src/functions/adapter.ts).
-  const settings = readAppSettings(process.env, { localLoopback: isLoopbackHost(host) });
-  const { auth } = settings;
-  const storage = await openLocalStorage({ folder: resolve(".azurite"), client: storageOptionsFromEnv() });
-  console.log(`Storage: ${storage.description}`);
-
-  const app = createApp(storage.connection, settings);
-  await app.storage.ensureTable();
-  const server = await listen(app.handler, { host, port });
+  // Settings are read before anything starts, so a bad one stops the server with a message naming it
+  // (every problem at once). Under Functions the same problems are served as 503s instead (src/functions/adapter.ts).
+  const runtime = await openLocalRuntime(process.env, { door: "local", cwd: process.cwd() });
+  const { auth, toolsets, listen: address } = runtime.settings;
+  console.log(`Storage: ${runtime.storageDescription}`);
+  await runtime.storage.ensureTable();
+  const server = await listen(createRuntimeHandler(runtime), address);
 
   console.log(`\ncentral-memory-mcp listening on ${server.url}`);
   console.log(`  MCP (any workspace):  ${server.url}/api/mcp`);
   console.log(`  MCP (one workspace):  ${server.url}/api/workspaces/<workspaceName>/mcp`);
   console.log(`  Health / readiness:   ${server.url}/api/health  ${server.url}/api/ready`);
-  console.log(
-    `  Tool groups:          ${describeToolsets(app.toolsets)} (MEMORY_TOOLSETS; a client narrows them with ?toolsets=graph,tags)`,
-  );
+  console.log(`  Tool groups:          ${describeToolsets(toolsets)} (MEMORY_TOOLSETS; a client narrows them with ?toolsets=graph,tags)`);
   console.log(`\n${describeAuth(auth)}`);
   console.log(clientConfigs(`${server.url}/api/mcp`, auth));
 
@@ -39,7 +31,7 @@ async function main(): Promise<void> {
     stopping = true;
     console.log(`\n${signal}: stopping...`);
     await server.close();
-    await storage.close();
+    await runtime.close();
     process.exit(0);
   };
   process.on("SIGINT", () => void stop("SIGINT"));

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { connectStorage, type StorageClientOptions, type StorageConnection } from "../storage/client.js";
-import { readStorageSettings } from "../storage/settings.js";
+import type { Settings } from "../config/settings.js";
+import { connectStorage, type StorageConnection } from "../storage/client.js";
 import { startAzurite, type EmbeddedAzurite } from "./azurite.js";
 
 export interface LocalStorage {
@@ -16,42 +16,32 @@ export interface LocalStorage {
 const ENDPOINT_FILE = "endpoint.json";
 
 /**
- * The storage the local server and the CLI use: the configured one (design §5), or, when none is
- * configured, an embedded Azurite keeping its data in `folder` (./.azurite). If another process
+ * The storage the local server and the CLI use: the configured one, or, when none is configured,
+ * an embedded Azurite keeping its data in `folder` (MEMORY_AZURITE_FOLDER). If another process
  * already serves that folder, its Azurite is used rather than a second one on the same files.
  */
-export async function openLocalStorage(options: {
-  env?: NodeJS.ProcessEnv;
-  folder: string;
-  client?: StorageClientOptions;
-}): Promise<LocalStorage> {
-  const settings = readStorageSettings(options.env);
-  if (settings.kind !== "none") {
-    const where = settings.kind === "identity" ? settings.endpoint : settings.source;
+export async function openLocalStorage(settings: Pick<Settings, "storage" | "storageClient">, folder: string): Promise<LocalStorage> {
+  const { storage, storageClient } = settings;
+  if (storage.kind !== "none") {
+    const where = storage.kind === "identity" ? storage.endpoint : storage.source;
     return {
-      connection: connectStorage(settings, options.client),
-      description: `${where}, table '${settings.tableName}'`,
+      connection: connectStorage(storage, storageClient),
+      description: `${where}, table '${storage.tableName}'`,
       close: async () => {},
     };
   }
-  const running = runningAzurite(options.folder);
+  const embedded = (connectionString: string) =>
+    connectStorage({ kind: "connectionString", connectionString, tableName: storage.tableName, source: "embedded Azurite" }, storageClient);
+  const running = runningAzurite(folder);
   if (running) {
-    const connection = connectStorage(
-      { kind: "connectionString", connectionString: running, tableName: settings.tableName, source: "embedded Azurite" },
-      options.client,
-    );
-    return { connection, description: `the embedded Azurite another process runs on ${options.folder}`, close: async () => {} };
+    return { connection: embedded(running), description: `the embedded Azurite another process runs on ${folder}`, close: async () => {} };
   }
-  const azurite: EmbeddedAzurite = await startAzurite({ location: options.folder });
-  const endpointFile = join(options.folder, ENDPOINT_FILE);
+  const azurite: EmbeddedAzurite = await startAzurite({ location: folder });
+  const endpointFile = join(folder, ENDPOINT_FILE);
   writeFileSync(endpointFile, JSON.stringify({ pid: process.pid, connectionString: azurite.connectionString }));
-  const connection = connectStorage(
-    { kind: "connectionString", connectionString: azurite.connectionString, tableName: settings.tableName, source: "embedded Azurite" },
-    options.client,
-  );
   return {
-    connection,
-    description: `embedded Azurite (data in ${options.folder})`,
+    connection: embedded(azurite.connectionString),
+    description: `embedded Azurite (data in ${folder})`,
     close: async () => {
       rmSync(endpointFile, { force: true });
       await azurite.stop();

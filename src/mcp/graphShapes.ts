@@ -23,7 +23,7 @@ export const officialRelation = z.object({
 });
 
 /** What search_nodes and open_nodes return (without the tags group). */
-export const officialGraph = { entities: z.array(officialEntity), relations: z.array(officialRelation) };
+const officialGraph = { entities: z.array(officialEntity), relations: z.array(officialRelation) };
 
 /**
  * Tags, added to an entity's shape on connections with the tags group. Observations stay strings, so
@@ -46,7 +46,7 @@ export const taggedGraph = { entities: z.array(taggedEntity), relations: z.array
 export const tagDefinition = z.object({ name: z.string(), category: z.string(), description: z.string() });
 
 /** An entity's tag fields, each left out when empty. */
-export function tagFieldsOf(entity: Entity): { tags?: string[]; observationTags?: Record<string, string[]> } {
+function tagFieldsOf(entity: Entity): { tags?: string[]; observationTags?: Record<string, string[]> } {
   return {
     ...(entity.tags.length > 0 ? { tags: entity.tags } : {}),
     // fromEntries defines own properties, so any observation text (even "__proto__") is a plain key.
@@ -60,13 +60,13 @@ export const officialStatus = { success: z.boolean(), message: z.string() };
 /** The official server renders results as JSON indented by two spaces. */
 export const indentedJson = (value: unknown): string => JSON.stringify(value, null, 2);
 
-export const toOfficialEntity = (entity: Entity): z.infer<typeof officialEntity> => ({
+const toOfficialEntity = (entity: Entity): z.infer<typeof officialEntity> => ({
   name: entity.name,
   entityType: entity.entityType,
   observations: entity.observations,
 });
 
-export const toOfficialRelation = (relation: Relation): z.infer<typeof officialRelation> => ({
+const toOfficialRelation = (relation: Relation): z.infer<typeof officialRelation> => ({
   from: relation.fromName,
   to: relation.toName,
   relationType: relation.relationType,
@@ -104,7 +104,7 @@ export function authorshipOf(item: { createdBy?: string; updatedBy?: string }): 
 }
 
 /** read_graph's shape: a superset of the official one (ids, metadata) and of the Central-Memory API's. */
-export const graphEntity = z.object({
+const graphEntity = z.object({
   id: z.string(),
   name: z.string(),
   entityType: z.string(),
@@ -114,7 +114,7 @@ export const graphEntity = z.object({
   ...tagFields,
 });
 
-export const graphRelation = z.object({
+const graphRelation = z.object({
   id: z.string(),
   from: z.string(),
   to: z.string(),

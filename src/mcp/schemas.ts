@@ -45,7 +45,7 @@ export const metadataInput = z.unknown().meta({
 export const metadataOutput = z.record(z.string(), z.unknown());
 export const workspaceName = z.string().describe("Workspace (memory partition) name: 1-63 letters, digits, '.', '_' or '-'.");
 
-/** The structured content of every error result (design §4). */
+/** The structured content of every error result (docs/architecture.md#errors). */
 export const errorOutput = z.object({
   success: z.literal(false),
   error: z.enum(ERROR_KINDS),

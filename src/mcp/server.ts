@@ -10,7 +10,7 @@ import {
 import { z } from "zod";
 import { accessTo, strongestAccess, type Principal } from "../domain/access.js";
 import { allows, authorize } from "./authorize.js";
-import { ForbiddenError, MemoryError, StorageError, ValidationError } from "../domain/errors.js";
+import { ForbiddenError, presentError, ValidationError } from "../domain/errors.js";
 import type { MemoryService } from "../domain/memory.js";
 import { registerResources } from "./resources.js";
 import { resolveWorkspace } from "./workspace.js";
@@ -20,7 +20,7 @@ import type { AnyTool, Toolsets } from "./tool.js";
 import { ALL_TOOLS } from "./tools/index.js";
 import { ALL_TOOLSETS, notOffered, offers } from "./toolsets.js";
 
-export const SERVER_NAME = "central-memory-mcp";
+const SERVER_NAME = "central-memory-mcp";
 
 export interface McpContext {
   memory: MemoryService;
@@ -53,7 +53,7 @@ const sharedValidator = new AjvJsonSchemaValidator();
 /**
  * Builds a fresh MCP server for one HTTP request (stateless: nothing is shared between requests).
  * The low-level Server is used, not McpServer, so that input-validation failures come back in our
- * error shape (design §4) instead of the SDK's plain text.
+ * error shape (docs/architecture.md#errors) instead of the SDK's plain text.
  */
 export function createMcpServer(context: McpContext): Server {
   const { principal, boundWorkspace } = context;
@@ -173,17 +173,7 @@ function describeIssues(error: z.ZodError): string {
     .join("; ");
 }
 
-/**
- * The one place an exception becomes what an agent reads. Unknown errors never leak their text.
- * `structured: false` leaves out structuredContent (for tools whose exact outputSchema cannot admit it).
- */
-export function errorResult(error: unknown, options: { structured?: boolean } = {}): CallToolResult {
-  // Anything that is not a MemoryError is a bug or an unmapped failure: report it without its text.
-  const known =
-    error instanceof MemoryError
-      ? error
-      : new StorageError("The server failed while handling this call. It may be retried; if it keeps failing, report it.");
-  const structured = { success: false as const, error: known.kind, message: known.message };
-  const content: CallToolResult["content"] = [{ type: "text", text: JSON.stringify(structured) }];
-  return options.structured === false ? { isError: true, content } : { isError: true, structuredContent: structured, content };
+/** A thrown error as the tool result an agent reads (the shared presenter in src/domain/errors.ts). */
+function errorResult(error: unknown, options: { structured?: boolean } = {}): CallToolResult {
+  return presentError(error, { as: "tool", ...options });
 }

@@ -13,7 +13,7 @@ export type ToolGroup = (typeof TOOL_GROUPS)[number];
 /** The groups one connection offers. */
 export type Toolsets = ReadonlySet<ToolGroup>;
 
-export interface ToolAnnotations {
+interface ToolAnnotations {
   title?: string;
   readOnlyHint: boolean;
   destructiveHint: boolean;
@@ -22,7 +22,7 @@ export interface ToolAnnotations {
 }
 
 /** What a tool handler may use. The workspace is already resolved, validated and authorized. */
-export interface ToolContext {
+interface ToolContext {
   memory: MemoryService;
   workspace: string;
   /** The authenticated caller; access was already checked. */

@@ -26,12 +26,6 @@ export function parseToolsets(text: string, where: string): Toolsets {
   return new Set(names.filter(isGroup));
 }
 
-/** The server's default groups: MEMORY_TOOLSETS, or every group when it is unset or empty. Throws on an unknown group. */
-export function readDefaultToolsets(env: NodeJS.ProcessEnv = process.env): Toolsets {
-  const value = env.MEMORY_TOOLSETS?.trim();
-  return value ? parseToolsets(value, "MEMORY_TOOLSETS") : ALL_TOOLSETS;
-}
-
 /** For messages and logs, in the canonical order. */
 export function describeToolsets(toolsets: Toolsets): string {
   return TOOL_GROUPS.filter((group) => toolsets.has(group)).join(",");

@@ -3,7 +3,7 @@ import { assertWorkspaceName } from "../domain/validation.js";
 
 /**
  * The workspace a call acts on. On /api/mcp it is the one given; on /api/workspaces/{ws}/mcp it is the
- * bound one, and a different one given is an error (design §2).
+ * bound one, and a different one given is an error (docs/architecture.md#workspaces).
  */
 export function resolveWorkspace(given: string | undefined, bound: string | undefined): string {
   if (bound === undefined) return assertWorkspaceName(given);

@@ -15,7 +15,7 @@ import type { StoredRow } from "./rows.js";
  * server-side filter over the event range (docs/history.md#what-history-costs).
  */
 
-export const EVENT_CHUNK_CHARS = 30_000;
+const EVENT_CHUNK_CHARS = 30_000;
 /** 15 chunks: 900 KB as UTF-16, leaving room for the flags and fixed properties within 1 MiB. */
 export const EVENT_MAX_CHARS = 15 * EVENT_CHUNK_CHARS;
 
@@ -29,7 +29,7 @@ export function entityFlag(entityId: string): string {
 /** The characters a change adds to an event's JSON (its text and a separating comma). */
 export const changeChars = (change: Change): number => JSON.stringify(change).length + 1;
 
-export interface EventRow {
+interface EventRow {
   kind: "event";
   at: string;
   principal: string;

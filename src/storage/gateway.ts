@@ -7,7 +7,7 @@ import type { Row } from "./rowWrites.js";
 import type { StoredRow } from "./rows.js";
 
 /** Table Storage returns at most 1,000 rows per page. */
-export const PAGE_SIZE = 1000;
+const PAGE_SIZE = 1000;
 
 /** The filter for one key range of a workspace. */
 export function rangeFilter(workspace: string, range: KeyRange): string {

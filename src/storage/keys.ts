@@ -54,7 +54,7 @@ export const rowKey = {
 };
 
 /** The key prefix of events chosen at `ms`: every event key of that millisecond or later sorts at or after it. */
-export function eventTime(ms: number): string {
+function eventTime(ms: number): string {
   return `${EVENT}${String(Math.max(0, Math.floor(ms))).padStart(EVENT_TIME_DIGITS, "0")}`;
 }
 

@@ -75,7 +75,6 @@ export interface TagRow {
   updatedAt?: string;
 }
 
-export type AnyRow = (EntityRow | ObservationRow | RelationRow) & { rowKey: string; etag: string };
 export type StoredRow = TableEntityResult<Record<string, unknown>>;
 
 export function kindOf(row: StoredRow): RowKind | undefined {
@@ -102,7 +101,7 @@ function authorship(row: StoredRow): { createdBy?: string; updatedBy?: string } 
   };
 }
 
-export function toEntity(row: StoredRow, observations: string[], tags: Pick<Entity, "tags" | "observationTags">): Entity {
+function toEntity(row: StoredRow, observations: string[], tags: Pick<Entity, "tags" | "observationTags">): Entity {
   return {
     id: text(row.rowKey),
     name: text(row.name),
@@ -117,7 +116,7 @@ export function toEntity(row: StoredRow, observations: string[], tags: Pick<Enti
   };
 }
 
-export function toRelation(row: StoredRow): Relation {
+function toRelation(row: StoredRow): Relation {
   return {
     id: text(row.relationId),
     fromEntityId: text(row.fromId),
@@ -148,7 +147,7 @@ export function toTagDefinition(row: StoredRow): TagDefinition {
 }
 
 /** Observation rows of one entity, in the order they were added. */
-export function orderedObservations(rows: StoredRow[]): string[] {
+function orderedObservations(rows: StoredRow[]): string[] {
   return rows
     .slice()
     .sort((a, b) => compareText(text(a.order), text(b.order)) || compareText(text(a.rowKey), text(b.rowKey)))

@@ -75,7 +75,7 @@ const bytesOf = (action: TransactionAction): number => Buffer.byteLength(JSON.st
 /** The event's changes are JSON stored in a string property, so serialised twice: escaping can double them. */
 const eventBytesOf = (chars: number): number => 2 * chars;
 
-export function guardAction(workspace: string, entityId: string): TransactionAction {
+function guardAction(workspace: string, entityId: string): TransactionAction {
   return rowGuard(workspace, rowKey.entity(entityId));
 }
 

@@ -3,13 +3,12 @@ import { randomBytes } from "node:crypto";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { createApp, type App } from "../../src/app.js";
-import { readAuthSettings } from "../../src/http/auth/settings.js";
+import { DEFAULT_TABLE_NAME } from "../../src/config/table.js";
+import { createRuntimeHandler } from "../../src/http/runtimeHandler.js";
 import type { ToolCallLog } from "../../src/mcp/instrument.js";
-import { readDefaultToolsets } from "../../src/mcp/toolsets.js";
 import { listen, type RunningServer } from "../../src/local/server.js";
+import { createRuntime, type Runtime } from "../../src/runtime.js";
 import { connectStorage, type StorageClientOptions } from "../../src/storage/client.js";
-import { DEFAULT_TABLE_NAME } from "../../src/storage/settings.js";
 
 export const TEST_TABLE = DEFAULT_TABLE_NAME;
 
@@ -26,7 +25,7 @@ export function uniqueWorkspace(prefix = "t"): string {
 }
 
 export interface TestServer extends RunningServer {
-  app: App;
+  app: Runtime;
   /** Storage requests made by the server so far. */
   requests(): number;
   /** The structured log lines the server wrote, one per tool call. */
@@ -50,13 +49,15 @@ export async function startTestServer(
     options.storage,
   );
   const logs: ToolCallLog[] = [];
-  const app = createApp(storage, {
-    auth: readAuthSettings({ MEMORY_AUTH: "none", ...options.env }),
-    toolsets: readDefaultToolsets(options.env ?? {}),
-    log: (entry) => logs.push(entry),
-  });
+  // The settings come from `env` alone (not the test process's environment), read as `npm start` reads them, for a server
+  // that is not bound to loopback only (as deployed: no loopback-origin or Host rules) unless `env` sets a loopback HOST.
+  // It listens on 127.0.0.1 either way.
+  const app = createRuntime(
+    { MEMORY_AUTH: "none", HOST: "0.0.0.0", PORT: "0", ...options.env },
+    { door: "local", storage, log: (entry) => logs.push(entry) },
+  );
   await storage.ensureTable();
-  const server = await listen(app.handler, { host: "127.0.0.1", port: 0 });
+  const server = await listen(createRuntimeHandler(app), { host: "127.0.0.1", port: 0 });
   return { ...server, app, requests: () => storage.counter.total, logs };
 }
 

@@ -1,9 +1,9 @@
 import { ANONYMOUS, type Principal } from "../../domain/access.js";
 import { apiKeyVerifier } from "./apiKeys.js";
 import { entraTokenVerifier } from "./entraTokens.js";
-import type { AuthMode } from "./settings.js";
+import type { AuthMode } from "../../config/auth.js";
 
-export type Authentication =
+type Authentication =
   | { ok: true; principal: Principal }
   /** 401. `error` is the RFC 6750 code; absent when no credential was sent at all. */
   | { ok: false; status: 401; error?: "invalid_request" | "invalid_token"; message: string }

@@ -1,6 +1,6 @@
 import { createRemoteJWKSet, errors, jwtVerify, type JWTPayload } from "jose";
 import type { Grant, Principal } from "../../domain/access.js";
-import type { EntraSettings } from "./settings.js";
+import type { EntraSettings } from "../../config/auth.js";
 
 export type TokenCheck =
   | { ok: true; principal: Principal }

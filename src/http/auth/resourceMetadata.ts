@@ -1,4 +1,4 @@
-import type { AuthSettings } from "./settings.js";
+import type { AuthSettings } from "../../config/auth.js";
 
 /**
  * OAuth 2.0 Protected Resource Metadata (RFC 9728), as the MCP authorization spec asks: a 401
@@ -14,7 +14,7 @@ export function resourceUrl(request: Request, settings: AuthSettings, path: stri
   return `${settings.publicUrl ?? new URL(request.url).origin}${path === "/" ? "" : path}`;
 }
 
-export function metadataUrl(resource: string): string {
+function metadataUrl(resource: string): string {
   const url = new URL(resource);
   return `${url.origin}${METADATA_PREFIX}${url.pathname === "/" ? "" : url.pathname}`;
 }

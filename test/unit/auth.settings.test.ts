@@ -2,8 +2,9 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, test } from "@jest/globals";
-import { hashApiKey } from "../src/http/auth/apiKeys.js";
-import { isLoopbackHost, readAuthSettings } from "../src/http/auth/settings.js";
+import { hashApiKey } from "../../src/http/auth/apiKeys.js";
+import { readAuthSettings } from "../../src/config/auth.js";
+import { isLoopbackHost } from "../../src/config/kinds.js";
 
 /** Start-up validation of the auth settings: every mistake is refused with a message naming the setting. */
 const KEY = { id: "ci-bot", sha256: hashApiKey("k"), workspaces: ["team-*"], access: "write" };

@@ -1,10 +1,10 @@
 import { describe, expect, test } from "@jest/globals";
 import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
 import { dirname, join, normalize } from "node:path";
-import { parseBenchArgs } from "../bench/lib/args.js";
-import { taggingLine, tagLine } from "../src/cli/memoryFile.js";
-import { ALL_TOOLS } from "../src/mcp/tools/index.js";
-import { githubAnchor, renderToolsReference, toolAnchor, withReadmeToolTable } from "../scripts/toolsReference.js";
+import { parseBenchArgs } from "../../bench/lib/args.js";
+import { taggingLine, tagLine } from "../../src/cli/memoryFile.js";
+import { ALL_TOOLS } from "../../src/mcp/tools/index.js";
+import { githubAnchor, renderToolsReference, toolAnchor, withReadmeToolTable } from "../../scripts/toolsReference.js";
 
 /**
  * The documentation stays true to the code: the generated reference is current, every link and every
@@ -72,11 +72,11 @@ function citedPaths(text: string): string[] {
 }
 
 describe("generated reference", () => {
-  test("docs/tools.md is what `npm run docs:tools` renders from ALL_TOOLS (run it after changing a tool)", () => {
+  test("docs/tools.md is what `npm run docs` renders from ALL_TOOLS (run it after changing a tool)", () => {
     expect(read("docs/tools.md")).toBe(renderToolsReference(ALL_TOOLS));
   });
 
-  test("the README's tool table is what `npm run docs:tools` renders", () => {
+  test("the README's tool table is what `npm run docs` renders", () => {
     const readme = read("README.md");
     expect(withReadmeToolTable(readme, ALL_TOOLS)).toBe(readme);
   });

@@ -1,0 +1,85 @@
+import type { Toolsets } from "../mcp/tool.js";
+import { ALL_TOOLSETS } from "../mcp/toolsets.js";
+import type { StorageClientOptions } from "../storage/client.js";
+import type { StorageSettings } from "../storage/settings.js";
+import { authSettingsFrom, type AuthSettings } from "./auth.js";
+import { isLoopbackHost } from "./kinds.js";
+import {
+  CLI_STORAGE_TIMEOUT_MS,
+  DEFAULT_AZURITE_FOLDER,
+  DEFAULT_HOST,
+  DEFAULT_PORT,
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  DEFAULT_STORAGE_MAX_RETRIES,
+  DEFAULT_STORAGE_TIMEOUT_MS,
+  DEFAULT_TABLE_NAME,
+  SettingsReader,
+} from "./table.js";
+
+/** Which entry point runs: what an unset setting means differs between them (auth on loopback, storage timeouts). */
+export type Door = "functions" | "local" | "cli";
+
+/** Everything any entry point needs from the environment, validated. */
+export interface Settings {
+  door: Door;
+  storage: StorageSettings;
+  storageClient: Required<StorageClientOptions>;
+  /** The embedded Azurite's data folder (as given; relative to the working directory). */
+  azuriteFolder: string;
+  /** Authentication (MEMORY_AUTH and the settings it needs); the CLI's is always "unset", since it serves nothing. */
+  auth: AuthSettings;
+  /** The default tool groups. */
+  toolsets: Toolsets;
+  /** The deadline of one MCP request. */
+  requestTimeoutMs: number;
+  /** Where the local server listens. */
+  listen: { host: string; port: number };
+}
+
+/**
+ * Reads every setting `door` needs and reports all problems at once (an InvalidSettingsError naming
+ * each setting and what it expects), so every door says the same thing.
+ */
+export function readSettings(env: NodeJS.ProcessEnv, door: Door): Settings {
+  const read = new SettingsReader(env);
+  // Only the local server listens itself; under Functions the host owns the address.
+  const host = (door === "local" && read.get("HOST")) || DEFAULT_HOST;
+  const port = (door === "local" ? read.get("PORT") : undefined) ?? DEFAULT_PORT;
+  const local = door === "local" && isLoopbackHost(host);
+  // The CLI serves no requests: what only the HTTP doors use is neither read nor checked there.
+  const serves = door !== "cli";
+  const auth = serves ? authSettingsFrom(read, { localLoopback: local }) : { mode: { kind: "unset" as const }, allowedOrigins: [] };
+  const toolsets = (serves && read.get("MEMORY_TOOLSETS")) || ALL_TOOLSETS;
+  const requestTimeoutMs = (serves && read.get("MEMORY_REQUEST_TIMEOUT_MS")) || DEFAULT_REQUEST_TIMEOUT_MS;
+  const storageClient = {
+    timeoutMs: read.get("MEMORY_STORAGE_TIMEOUT_MS") ?? (door === "cli" ? CLI_STORAGE_TIMEOUT_MS : DEFAULT_STORAGE_TIMEOUT_MS),
+    maxRetries: read.get("MEMORY_STORAGE_MAX_RETRIES") ?? DEFAULT_STORAGE_MAX_RETRIES,
+  };
+  const storage = storageFrom(read);
+  if (door === "functions" && storage.kind === "none") {
+    const expected = "set (or MEMORY_STORAGE_TABLE_ENDPOINT, or the host's AzureWebJobsStorage): Functions has no embedded storage";
+    read.problem(
+      "MEMORY_STORAGE_CONNECTION_STRING",
+      expected,
+      `No storage is configured: MEMORY_STORAGE_CONNECTION_STRING is ${expected}.`,
+    );
+  }
+  const azuriteFolder = read.get("MEMORY_AZURITE_FOLDER") ?? DEFAULT_AZURITE_FOLDER;
+  read.check();
+  return { door, storage, storageClient, azuriteFolder, auth, toolsets, requestTimeoutMs, listen: { host, port } };
+}
+
+/** The endpoint (managed identity) first, then our connection string, then the Functions host's. */
+function storageFrom(read: SettingsReader): StorageSettings {
+  const tableName = read.get("MEMORY_TABLE_NAME") ?? DEFAULT_TABLE_NAME;
+  const endpoint = read.get("MEMORY_STORAGE_TABLE_ENDPOINT");
+  if (endpoint) {
+    const clientId = read.get("AZURE_CLIENT_ID");
+    return { kind: "identity", endpoint, tableName, ...(clientId ? { clientId } : {}) };
+  }
+  const own = read.get("MEMORY_STORAGE_CONNECTION_STRING");
+  if (own) return { kind: "connectionString", connectionString: own, tableName, source: "MEMORY_STORAGE_CONNECTION_STRING" };
+  const host = read.get("AzureWebJobsStorage");
+  if (host) return { kind: "connectionString", connectionString: host, tableName, source: "AzureWebJobsStorage" };
+  return { kind: "none", tableName };
+}

@@ -1,0 +1,46 @@
+import { readSettings, type Door, type Settings } from "./config/settings.js";
+import { MemoryService } from "./domain/memory.js";
+import { loggingInstrument, type ToolCallLog, type ToolInstrument } from "./mcp/instrument.js";
+import { connectStorage, type StorageConnection } from "./storage/client.js";
+import { tableCursorKey } from "./storage/cursorKey.js";
+import { TableGraphStore } from "./storage/tableGraphStore.js";
+
+/**
+ * The one composition root: what every entry point (Functions, `npm start`, the CLI, the bench
+ * server, the test harness) runs on. The HTTP doors build their handler from it
+ * (src/http/runtimeHandler.ts); the CLI uses the memory directly.
+ */
+export interface Runtime {
+  settings: Settings;
+  storage: StorageConnection;
+  /** The domain over Table Storage. */
+  memory: MemoryService;
+  /** Logs one line per tool call, with the storage requests it made. */
+  instrument: ToolInstrument;
+}
+
+export interface RuntimeOptions {
+  door: Door;
+  /** A connection already open (the embedded Azurite, a test's), instead of one made from the settings. */
+  storage?: StorageConnection;
+  /** Where per-call log lines go; by default one JSON line on stdout (captured by the Functions host). */
+  log?: (entry: ToolCallLog) => void;
+}
+
+/** Reads and checks every setting (an InvalidSettingsError lists all problems) before anything is connected. */
+export function createRuntime(env: NodeJS.ProcessEnv, options: RuntimeOptions): Runtime {
+  return runtimeFrom(readSettings(env, options.door), options);
+}
+
+/** The runtime for settings already read (a door that must open its storage first, asynchronously). */
+export function runtimeFrom(settings: Settings, options: Omit<RuntimeOptions, "door">): Runtime {
+  const storage = options.storage ?? connectStorage(settings.storage, settings.storageClient);
+  const log = options.log ?? ((entry: ToolCallLog) => console.info(JSON.stringify(entry)));
+  const instrument = loggingInstrument({ countRequests: (work, tally) => storage.counter.run(work, tally), log });
+  return { settings, storage, memory: createMemory(storage), instrument };
+}
+
+/** The domain over Table Storage. */
+export function createMemory(storage: StorageConnection): MemoryService {
+  return new MemoryService(new TableGraphStore(storage), tableCursorKey(storage));
+}

@@ -1,0 +1,91 @@
+import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
+import { createRuntimeHandler } from "../src/http/runtimeHandler.js";
+import { createRuntime } from "../src/runtime.js";
+import { listen, type RunningServer } from "../src/local/server.js";
+import { connectStorage } from "../src/storage/client.js";
+import { rawRequest } from "./support/rawHttp.js";
+import { testConnectionString, TEST_TABLE } from "./support/harness.js";
+
+/**
+ * The MCP conformance suite's `dns-rebinding-protection` scenario, against the local server with
+ * `npm start` defaults (MEMORY_AUTH unset, loopback bind: open auth). The suite itself
+ * (@modelcontextprotocol/conformance 0.1.16) needs Node 22 (it imports fs.globSync), so this
+ * file makes its two checks the same way: a POST initialize with Host and Origin both naming
+ * evil.example.com must be 4xx, and with both naming the server's own localhost address 2xx.
+ * The Host and Origin sides are also checked one at a time.
+ */
+const HOST = "127.0.0.1";
+let server: RunningServer;
+
+beforeAll(async () => {
+  // As src/local/main.ts reads them (the local door): no MEMORY_AUTH and no allowed origins, on a loopback HOST.
+  const env = { HOST, PORT: "0" };
+  const storage = connectStorage({
+    kind: "connectionString",
+    connectionString: testConnectionString(),
+    tableName: TEST_TABLE,
+    source: "test",
+  });
+  const runtime = createRuntime(env, { door: "local", storage, log: () => {} });
+  expect(runtime.settings.auth.mode).toEqual({ kind: "none", defaulted: true });
+  await storage.ensureTable();
+  server = await listen(createRuntimeHandler(runtime), runtime.settings.listen);
+});
+
+afterAll(async () => {
+  await server?.close();
+});
+
+function initialize(headers: Record<string, string>) {
+  return rawRequest(`${server.url}/api/mcp`, {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "conformance-dns-rebinding-test", version: "1.0.0" } },
+    }),
+  });
+}
+
+describe("dns-rebinding-protection (MCP conformance scenario)", () => {
+  test("localhost-host-rebinding-rejected: Host and Origin evil.example.com are 4xx", async () => {
+    const response = await initialize({ host: "evil.example.com", origin: "http://evil.example.com" });
+    expect(response.status).toBeGreaterThanOrEqual(400);
+    expect(response.status).toBeLessThan(500);
+  });
+
+  test("localhost-host-valid-accepted: Host and Origin naming the server's own address are 2xx", async () => {
+    const own = new URL(server.url).host;
+    const response = await initialize({ host: own, origin: `http://${own}` });
+    expect(response.status).toBe(200);
+    expect(JSON.parse(response.body).result.serverInfo.name).toBe("central-memory-mcp");
+  });
+
+  test.each(["localhost", "127.0.0.1", "[::1]"])("every loopback name is accepted as Host and Origin: %s", async (name) => {
+    const port = new URL(server.url).port;
+    const response = await initialize({ host: `${name}:${port}`, origin: `http://${name}:${port}` });
+    expect(response.status).toBe(200);
+  });
+
+  test("a foreign Host alone is refused (a rebound page), and so is a foreign Origin alone", async () => {
+    const own = new URL(server.url).host;
+    const foreignHost = await initialize({ host: "evil.example.com" });
+    expect(foreignHost.status).toBe(403);
+    expect(JSON.parse(foreignHost.body)).toEqual({ error: "Forbidden", message: expect.stringMatching(/loopback address/) });
+    const foreignOrigin = await initialize({ host: own, origin: "http://evil.example.com" });
+    expect(foreignOrigin.status).toBe(403);
+    expect(JSON.parse(foreignOrigin.body)).toEqual({ error: "Forbidden", message: expect.stringMatching(/MEMORY_ALLOWED_ORIGINS/) });
+  });
+
+  test("a loopback origin gets the CORS headers a browser client needs", async () => {
+    const own = new URL(server.url).host;
+    const preflight = await rawRequest(`${server.url}/api/mcp`, {
+      method: "OPTIONS",
+      headers: { origin: `http://${own}`, "access-control-request-method": "POST", "access-control-request-headers": "content-type" },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers["access-control-allow-origin"]).toBe(`http://${own}`);
+  });
+});
