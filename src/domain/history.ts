@@ -98,7 +98,7 @@ const quoted = (text: string | undefined, max = 80) =>
   text === undefined ? "''" : `'${text.length > max ? `${text.slice(0, max)}…` : text}'`;
 
 /** One line a person can read: what the change did. */
-export function describeChange(change: Change): string {
+function describeChange(change: Change): string {
   const [subject, action] = change.kind.split(".") as [ChangeSubject, ChangeAction];
   switch (subject) {
     case "entity": {

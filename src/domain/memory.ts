@@ -8,6 +8,7 @@ import { importGraph, type ImportInput, type ImportProgress, type ImportReport }
 import type { EntitySummary, GraphStore } from "./store.js";
 import { subgraph } from "./subgraph.js";
 import { TagService } from "./tags.js";
+import { HistoryService } from "./historyService.js";
 import {
   checkCount,
   checkEntityInput,
@@ -56,6 +57,8 @@ export interface UpsertRelationInput {
 export class MemoryService {
   /** Tags of entities and observations. */
   readonly tags: TagService;
+  /** The change feed: changes, entity history, as-of reads and restore (docs/history.md). */
+  readonly history: HistoryService;
   private readonly cursors: CursorCodec;
 
   /** `cursorKey` signs read_graph cursors; it must be the same on every instance of a deployment. */
@@ -65,6 +68,7 @@ export class MemoryService {
   ) {
     this.tags = new TagService(store.tags);
     this.cursors = new CursorCodec(cursorKey);
+    this.history = new HistoryService(store, this.cursors);
   }
 
   async upsertEntity(workspace: string, actor: Actor, input: UpsertEntityInput) {
@@ -119,8 +123,15 @@ export class MemoryService {
     }
   }
 
-  async getEntityRelations(workspace: string, ref: EntityRef, direction: Direction): Promise<{ entityId: string; relations: Relation[] }> {
+  async getEntityRelations(
+    workspace: string,
+    ref: EntityRef,
+    direction: Direction,
+    asOf?: string,
+  ): Promise<{ entityId: string; relations: Relation[] }> {
     const id = this.idOf(workspace, ref, { id: "entityId", name: "entityName" });
+    if (asOf !== undefined)
+      return { entityId: id, relations: await this.history.relationsAsOf(workspace, id, ref.name ?? id, direction, asOf) };
     const relations = await this.store.getEntityRelations(workspace, id, direction);
     if (!relations) throw new NotFoundError(`Entity '${ref.name ?? ref.id}' not found in workspace '${workspace}'.`);
     return { entityId: id, relations };
@@ -130,8 +141,20 @@ export class MemoryService {
    * The graph, or one page of it: `limit` entities (all when absent) and the relations whose source is
    * among them, so paging through returns every relation exactly once.
    */
-  async readGraph(workspace: string, options: { limit?: number; cursor?: string; mode?: ReadMode } = {}): Promise<GraphPage> {
+  async readGraph(
+    workspace: string,
+    options: { limit?: number; cursor?: string; mode?: ReadMode; asOf?: string } = {},
+  ): Promise<GraphPage> {
     if (options.limit !== undefined) checkLimit(options.limit, "limit");
+    if (options.asOf !== undefined) {
+      if (options.limit !== undefined || options.cursor !== undefined) {
+        throw new ValidationError("asOf reads the whole graph as it was, without pages: omit limit and cursor with asOf.");
+      }
+      const graph = await this.history.graphAsOf(workspace, options.asOf);
+      return options.mode === "names"
+        ? { ...graph, entities: graph.entities.map((entity) => ({ ...entity, observations: [], metadata: {} })) }
+        : graph;
+    }
     const scope = { workspace, mode: options.mode ?? "full" };
     const after = options.cursor === undefined ? undefined : await this.cursors.decode(scope, options.cursor);
     const page = await this.store.readGraph(workspace, { limit: options.limit, after, mode: scope.mode });
@@ -256,15 +279,28 @@ export class MemoryService {
   }
 
   /** The named entities (unknown names skipped) and every relation touching at least one of them. One range read per name. */
-  async openNodes(workspace: string, names: readonly string[]): Promise<{ entities: Entity[]; relations: Relation[] }> {
+  async openNodes(workspace: string, names: readonly string[], asOf?: string): Promise<{ entities: Entity[]; relations: Relation[] }> {
     checkCount(names, "names", LIMITS.itemsPerCall);
     names.forEach((name, i) => checkEntityNameLookup(name, `names[${i}]`));
     const distinct = [...new Set(names)];
+    if (asOf !== undefined) {
+      return this.history.openNodesAsOf(
+        workspace,
+        distinct.map((name) => entityId(workspace, name)),
+        asOf,
+      );
+    }
     const nodes = await this.store.getEntities(
       workspace,
       distinct.map((name) => entityId(workspace, name)),
     );
     return subgraph(nodes.filter((node): node is EntityNode => node !== undefined));
+  }
+
+  /** The events of one entity (by id or name), oldest first, also after it was deleted. */
+  entityHistory(workspace: string, ref: EntityRef, options: { limit?: number; cursor?: string }) {
+    const id = this.idOf(workspace, ref, { id: "entityId", name: "entityName" });
+    return this.history.entityHistory(workspace, { id, label: ref.name ?? id }, options);
   }
 
   /** Merges a graph file (server-memory's format, parsed) into the workspace; see importGraph. */

@@ -200,8 +200,8 @@ export interface GraphStore {
   /** The events keyed in [fromMs, toMs), oldest first; only those touching `entityId`, or by `principal`, when given. */
   events(workspace: string, query: EventQuery): Promise<ChangeEvent[]>;
 
-  /** The workspace's first event: where its history starts. */
-  firstEvent(workspace: string): Promise<ChangeEvent | undefined>;
+  /** Where the workspace's history starts: its first event, and the time before which retention pruned events. */
+  historyStart(workspace: string): Promise<{ first?: ChangeEvent; prunedBefore?: string }>;
 }
 
 export interface EventQuery {

@@ -6,9 +6,10 @@ import type { Actor } from "../domain/model.js";
 /**
  * Tool groups ("toolsets"): a client can narrow tools/list to the groups it needs, because many
  * clients choose tools worse as the list grows. core: the Central-Memory API; graph: the official
- * memory server's tools; tags: tagging entities and observations.
+ * memory server's tools; tags: tagging entities and observations; history: the change feed (what
+ * changed, the graph as it was, restoring a deleted entity).
  */
-export const TOOL_GROUPS = ["core", "graph", "tags"] as const;
+export const TOOL_GROUPS = ["core", "graph", "tags", "history"] as const;
 export type ToolGroup = (typeof TOOL_GROUPS)[number];
 /** The groups one connection offers. */
 export type Toolsets = ReadonlySet<ToolGroup>;

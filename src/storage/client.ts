@@ -13,6 +13,8 @@ import { ConditionalDeletes, TableGateway, TableState } from "./gateway.js";
 export interface StorageClientOptions {
   maxRetries?: number;
   timeoutMs?: number;
+  /** Days change events are kept (MEMORY_HISTORY_RETENTION_DAYS); 0 keeps them forever. */
+  historyRetentionDays?: number;
 }
 
 export interface StorageConnection {
@@ -31,6 +33,8 @@ export interface StorageConnection {
    * window this wide (docs/history.md#the-lateness-bound). Derived from the retry and timeout settings.
    */
   feedLatenessMs: number;
+  /** Days change events are kept; 0 keeps them forever (retention.ts). */
+  historyRetentionDays: number;
 }
 
 /** Backoff between the SDK's attempts is at most this (maxRetryDelayInMs below). */
@@ -148,5 +152,6 @@ export function connectStorage(settings: StorageSettings, options: StorageClient
     gateway,
     ensureTable: () => state.ensure(),
     feedLatenessMs: feedLatenessMs(maxRetries, timeoutMs),
+    historyRetentionDays: options.historyRetentionDays ?? 0,
   };
 }

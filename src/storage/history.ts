@@ -3,7 +3,7 @@ import type { ChangeEvent, FeedPosition } from "../domain/history.js";
 import type { EventQuery } from "../domain/store.js";
 import { entityFlag, toChangeEvent } from "./events.js";
 import { rangeFilter, type TableGateway } from "./gateway.js";
-import { eventKeyTime, keyRange } from "./keys.js";
+import { eventKeyTime, keyRange, rowKey } from "./keys.js";
 
 /** Reads of the change feed (the event range, keys.ts; docs/history.md). */
 
@@ -40,11 +40,13 @@ export async function readEvents(gateway: TableGateway, workspace: string, query
   return (await gateway.query(filter)).map(toChangeEvent);
 }
 
-/** The feed's first event, if any (one request, one row). */
-export async function firstEvent(gateway: TableGateway, workspace: string): Promise<ChangeEvent | undefined> {
-  for await (const page of gateway.pages(rangeFilter(workspace, keyRange.events()), undefined, 1)) {
-    const [row] = page;
-    return row ? toChangeEvent(row) : undefined;
-  }
-  return undefined;
+/** Where the workspace's history starts: its first event, and how far retention pruned (two requests in parallel). */
+export async function historyStart(gateway: TableGateway, workspace: string): Promise<{ first?: ChangeEvent; prunedBefore?: string }> {
+  const firstRow = async () => {
+    for await (const page of gateway.pages(rangeFilter(workspace, keyRange.events()), undefined, 1)) return page[0];
+    return undefined;
+  };
+  const [row, marker] = await Promise.all([firstRow(), gateway.pointRead(workspace, rowKey.historyPruned)]);
+  const before = marker && typeof marker.before === "string" ? new Date(eventKeyTime(marker.before)).toISOString() : undefined;
+  return { ...(row ? { first: toChangeEvent(row) } : {}), ...(before !== undefined ? { prunedBefore: before } : {}) };
 }

@@ -16,6 +16,7 @@ import type { TagTarget } from "../domain/store.js";
  *   tagidx~{tagId}~{entityId}                    tag index: this entity carries the tag
  *   tagidx~{tagId}~{entityId}~o~{observationId}  tag index: this observation carries the tag
  *   ~ev~{13-digit ms}~{random}                   change event (the feed, docs/history.md)
+ *   ~evpruned                                    how far retention pruned the events
  *
  * "~" sorts after every GUID character, and "~o~" before "~r~" before "~t~", so one entity is one
  * contiguous range: the entity row, then its observations (each followed by its tag links), then its
@@ -40,7 +41,17 @@ const EVENT_TIME_DIGITS = 13;
 
 /** Stored in each row's `kind` property, because entity and relation keys are both bare GUIDs. */
 export type RowKind =
-  "entity" | "observation" | "edge-in" | "edge-out" | "relation" | "entity-tag" | "observation-tag" | "tag" | "tag-index";
+  | "entity"
+  | "observation"
+  | "edge-in"
+  | "edge-out"
+  | "relation"
+  | "entity-tag"
+  | "observation-tag"
+  | "tag"
+  | "tag-index"
+  | "event"
+  | "history-pruned";
 
 export const rowKey = {
   entity: (entityId: string) => entityId,
@@ -49,6 +60,8 @@ export const rowKey = {
   edgeOut: (fromId: string, relationId: string) => `${fromId}${EDGE_OUT}${relationId}`,
   relation: (relationId: string) => relationId,
   tag: (tagId: string) => `${TAG_DEFINITION}${tagId}`,
+  /** Where retention records how far it pruned the events ("~evp" sorts before "~ev~", outside their range). */
+  historyPruned: "~evpruned",
   /** An event chosen at `ms` (the writer's clock); `unique` (random) tells apart events of one millisecond. */
   event: (ms: number, unique: string) => `${eventTime(ms)}${SEPARATOR}${unique}`,
 };

@@ -19,7 +19,8 @@ import { addObservations, deleteObservations } from "./observations.js";
 import { getEntities, getEntityRelations, readGraph, scanEntities } from "./reads.js";
 import { createRelations, deleteRelations, upsertRelation } from "./relations.js";
 import { TableTagStore } from "./tableTagStore.js";
-import { changesSince, firstEvent, readEvents } from "./history.js";
+import { changesSince, historyStart, readEvents } from "./history.js";
+import { HistoryPruner } from "./retention.js";
 import type { ChangeEvent, FeedPosition } from "../domain/history.js";
 
 /**
@@ -31,10 +32,13 @@ export class TableGraphStore implements GraphStore {
   private readonly feedLatenessMs: number;
   readonly tags: TableTagStore;
 
+  private readonly pruner: HistoryPruner;
+
   constructor(storage: StorageConnection) {
     this.gateway = storage.gateway;
     this.feedLatenessMs = storage.feedLatenessMs;
-    this.tags = new TableTagStore(storage);
+    this.pruner = new HistoryPruner(storage.gateway, storage.historyRetentionDays);
+    this.tags = new TableTagStore(storage, this.pruner);
   }
 
   getEntitySummary(workspace: string, entityId: string): Promise<EntitySummary | undefined> {
@@ -42,11 +46,11 @@ export class TableGraphStore implements GraphStore {
   }
 
   upsertEntity(workspace: string, actor: Actor, write: EntityWrite): Promise<{ created: boolean; addedObservations: string[] }> {
-    return upsertEntity(this.gateway, workspace, actor, write);
+    return this.pruner.after(workspace, upsertEntity(this.gateway, workspace, actor, write));
   }
 
   upsertRelation(workspace: string, actor: Actor, write: RelationWrite): Promise<{ created: boolean }> {
-    return upsertRelation(this.gateway, workspace, actor, write);
+    return this.pruner.after(workspace, upsertRelation(this.gateway, workspace, actor, write));
   }
 
   getEntityRelations(workspace: string, entityId: string, direction: Direction): Promise<Relation[] | undefined> {
@@ -66,7 +70,7 @@ export class TableGraphStore implements GraphStore {
   }
 
   createEntities(workspace: string, actor: Actor, entities: readonly NewEntity[], progress?: Progress): Promise<{ created: string[] }> {
-    return createEntities(this.gateway, workspace, actor, entities, progress);
+    return this.pruner.after(workspace, createEntities(this.gateway, workspace, actor, entities, progress));
   }
 
   addObservations(
@@ -74,7 +78,7 @@ export class TableGraphStore implements GraphStore {
     actor: Actor,
     changes: readonly ObservationChange[],
   ): Promise<{ missing: string[]; added: Map<string, string[]> }> {
-    return addObservations(this.gateway, workspace, actor, changes);
+    return this.pruner.after(workspace, addObservations(this.gateway, workspace, actor, changes));
   }
 
   createRelations(
@@ -83,19 +87,19 @@ export class TableGraphStore implements GraphStore {
     relations: readonly RelationWrite[],
     options: { allOrNothing: boolean; progress?: Progress },
   ): Promise<{ created: string[]; missingEntityIds: string[] }> {
-    return createRelations(this.gateway, workspace, actor, relations, options);
+    return this.pruner.after(workspace, createRelations(this.gateway, workspace, actor, relations, options));
   }
 
   deleteEntities(workspace: string, actor: Actor, entityIds: readonly string[]): Promise<void> {
-    return deleteEntities(this.gateway, workspace, actor, entityIds);
+    return this.pruner.after(workspace, deleteEntities(this.gateway, workspace, actor, entityIds));
   }
 
   deleteObservations(workspace: string, actor: Actor, changes: readonly ObservationChange[]): Promise<void> {
-    return deleteObservations(this.gateway, workspace, actor, changes);
+    return this.pruner.after(workspace, deleteObservations(this.gateway, workspace, actor, changes));
   }
 
   deleteRelations(workspace: string, actor: Actor, relations: readonly RelationRef[]): Promise<void> {
-    return deleteRelations(this.gateway, workspace, actor, relations);
+    return this.pruner.after(workspace, deleteRelations(this.gateway, workspace, actor, relations));
   }
 
   changesSince(workspace: string, position?: FeedPosition): Promise<{ events: ChangeEvent[]; position: FeedPosition }> {
@@ -106,7 +110,7 @@ export class TableGraphStore implements GraphStore {
     return readEvents(this.gateway, workspace, query);
   }
 
-  firstEvent(workspace: string): Promise<ChangeEvent | undefined> {
-    return firstEvent(this.gateway, workspace);
+  historyStart(workspace: string): Promise<{ first?: ChangeEvent; prunedBefore?: string }> {
+    return historyStart(this.gateway, workspace);
   }
 }

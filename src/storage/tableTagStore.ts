@@ -5,6 +5,7 @@ import type { StorageConnection } from "./client.js";
 import type { TableGateway } from "./gateway.js";
 import { keyRange } from "./keys.js";
 import { assembleEntity, toTagDefinition } from "./rows.js";
+import type { HistoryPruner } from "./retention.js";
 import { addTags, defineTag, deleteTags, INDEX_COLUMNS, removeTags } from "./tagWrites.js";
 
 const text = (value: unknown): string => (typeof value === "string" ? value : "");
@@ -16,16 +17,19 @@ const text = (value: unknown): string => (typeof value === "string" ? value : ""
 export class TableTagStore implements TagStore {
   private readonly gateway: TableGateway;
 
-  constructor(storage: StorageConnection) {
+  constructor(
+    storage: StorageConnection,
+    private readonly pruner: HistoryPruner,
+  ) {
     this.gateway = storage.gateway;
   }
 
   addTags(workspace: string, actor: Actor, target: TagTarget, tags: readonly TagRef[]): Promise<TagChange> {
-    return addTags(this.gateway, workspace, actor, target, tags);
+    return this.pruner.after(workspace, addTags(this.gateway, workspace, actor, target, tags));
   }
 
   removeTags(workspace: string, actor: Actor, target: TagTarget, tags: readonly TagRef[]): Promise<TagChange> {
-    return removeTags(this.gateway, workspace, actor, target, tags);
+    return this.pruner.after(workspace, removeTags(this.gateway, workspace, actor, target, tags));
   }
 
   async entitiesByTag(workspace: string, tagId: string, limit: number): Promise<{ nodes: EntityNode[]; total: number }> {
@@ -48,7 +52,7 @@ export class TableTagStore implements TagStore {
     actor: Actor,
     tag: TagRef & { category?: string; description?: string },
   ): Promise<{ tag: TagDefinition; created: boolean }> {
-    return defineTag(this.gateway, workspace, actor, tag);
+    return this.pruner.after(workspace, defineTag(this.gateway, workspace, actor, tag));
   }
 
   async tagUsage(workspace: string): Promise<TagUsage[]> {
@@ -75,6 +79,6 @@ export class TableTagStore implements TagStore {
     actor: Actor,
     tags: readonly TagRef[],
   ): Promise<{ deleted: string[]; entities: number; observations: number }> {
-    return deleteTags(this.gateway, workspace, actor, tags);
+    return this.pruner.after(workspace, deleteTags(this.gateway, workspace, actor, tags));
   }
 }
