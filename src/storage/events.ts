@@ -12,7 +12,9 @@ import type { StoredRow } from "./rows.js";
  * 32,768 characters); the packer (transactions.ts) keeps a transaction's changes under
  * EVENT_MAX_CHARS, so the row stays far below the 1 MiB row limit (UTF-16: 2 bytes a character).
  * Each entity the event touches also gets a boolean property, so one entity's history is a
- * server-side filter over the event range (docs/history.md#what-history-costs).
+ * server-side filter over the event range (docs/history.md#what-history-costs). A transaction of at
+ * most 99 rows touches at most 66 entities (three rows per relation, two endpoints each), so flags,
+ * chunks and fixed properties stay far below the 252 properties a row may have.
  */
 
 const EVENT_CHUNK_CHARS = 30_000;
@@ -49,7 +51,13 @@ export function eventAction(workspace: string, stamp: Stamp, changes: readonly C
   const json = JSON.stringify(changes);
   const chunks: Record<string, string> = {};
   let count = 0;
-  for (let start = 0; start < json.length; start += EVENT_CHUNK_CHARS) chunks[`c${count++}`] = json.slice(start, start + EVENT_CHUNK_CHARS);
+  for (let start = 0; start < json.length;) {
+    let end = Math.min(start + EVENT_CHUNK_CHARS, json.length);
+    // Never between the halves of a surrogate pair: each half alone is not text storage can keep.
+    if (end < json.length && isHighSurrogate(json.charCodeAt(end - 1))) end -= 1;
+    chunks[`c${count++}`] = json.slice(start, end);
+    start = end;
+  }
   const flags = Object.fromEntries([...new Set(changes.flatMap(entitiesOf))].map((id) => [entityFlag(id), true]));
   const row: EventRow = {
     kind: "event",
@@ -62,6 +70,8 @@ export function eventAction(workspace: string, stamp: Stamp, changes: readonly C
   const key = rowKey.event(ms, randomBytes(6).toString("hex"));
   return ["upsert", { partitionKey: workspace, rowKey: key, ...flags, ...chunks, ...row }, "Replace"];
 }
+
+const isHighSurrogate = (code: number): boolean => code >= 0xd800 && code <= 0xdbff;
 
 const text = (value: unknown): string => (typeof value === "string" ? value : "");
 
