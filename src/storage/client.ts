@@ -56,14 +56,17 @@ export function feedLatenessMs(maxRetries: number, timeoutMs: number): number {
 const serverTimeoutSeconds = (timeoutMs: number): number => Math.max(1, Math.ceil(timeoutMs / 1000));
 
 /**
- * The Table service's own timeout (the `timeout` query parameter, seconds) on every request: past it
- * the service abandons the operation, so a request the client gave up on cannot commit much later.
+ * The Table service's own timeout (the `timeout` query parameter, seconds) on every write: past it
+ * the service abandons the operation, so a write the client gave up on cannot commit much later
+ * (what the feed's lateness bound rests on). Reads have nothing to commit, and go without: on Azurite
+ * the parameter costs about a millisecond a request.
  */
 function serverTimeoutPolicy(timeoutMs: number): PipelinePolicy {
   const seconds = String(serverTimeoutSeconds(timeoutMs));
   return {
     name: "centralMemoryServerTimeout",
     sendRequest: (request, next) => {
+      if (request.method === "GET") return next(request);
       const url = new URL(request.url);
       if (!url.searchParams.has("timeout")) {
         url.searchParams.set("timeout", seconds);
