@@ -9,6 +9,7 @@ let server: TestServer;
 let mcp: McpTestClient;
 let store: TableGraphStore;
 const held: { marker: string; release: () => void; sent: Promise<void> }[] = [];
+const sent: { method: string; url: string }[] = [];
 withServerAndClient((started, client) => {
   server = started;
   mcp = client;
@@ -18,6 +19,7 @@ withServerAndClient((started, client) => {
   server.app.storage.table.pipeline.addPolicy({
     name: "testHoldWriter",
     sendRequest: async (request, next) => {
+      sent.push({ method: request.method, url: request.url });
       const hold = held.find((entry) => typeof request.body === "string" && request.body.includes(entry.marker));
       if (hold) await hold.sent;
       return next(request);
@@ -75,6 +77,17 @@ describe("changesSince", () => {
     expect(late.events[0]!.id < early.events[0]!.id).toBe(true);
     const again = await store.changesSince(ws, late.position);
     expect(again.events).toEqual([]);
+  });
+
+  test("writes carry the service-side timeout the bound rests on; reads do not", async () => {
+    const ws = uniqueWorkspace("feed-timeout");
+    sent.length = 0;
+    ok(await mcp.call("upsert_entity", { workspaceName: ws, name: "A", entityType: "t" }));
+    const [read, write] = sent.filter((request) => request.url.includes(ws) || request.url.includes("$batch"));
+    expect(read!.method).toBe("GET");
+    expect(new URL(read!.url).searchParams.has("timeout")).toBe(false);
+    expect(write!.method).toBe("POST");
+    expect(new URL(write!.url).searchParams.get("timeout")).toBe("10");
   });
 
   test("the lateness bound: attempts × (server timeout + backoff) + clock-skew allowance", () => {
