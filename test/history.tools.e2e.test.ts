@@ -194,4 +194,25 @@ describe("restore_entity", () => {
     expect(failed(await call(ws, "restore_entity", { entityName: "Hub" })).error).toBe("ConflictError");
     expect(failed(await call(ws, "restore_entity", { entityName: "Nobody" })).error).toBe("NotFoundError");
   });
+
+  test("with asOf, the entity as it was then; an asOf when it did not exist, or in the future, is refused", async () => {
+    const ws = uniqueWorkspace("restore-asof");
+    ok(await call(ws, "upsert_entity", { name: "E", entityType: "draft", observations: ["first"] }));
+    await pause();
+    const early = new Date().toISOString();
+    await pause();
+    ok(await call(ws, "upsert_entity", { name: "E", entityType: "final", observations: ["second"] }));
+    ok(await call(ws, "delete_entities", { entityNames: ["E"] }));
+    expect(
+      failed(await call(ws, "restore_entity", { entityName: "E", asOf: new Date(Date.now() + 60_000).toISOString() })).message,
+    ).toMatch(/in the future/);
+    expect(ok<Args>(await call(ws, "restore_entity", { entityName: "E", asOf: early }))).toMatchObject({ observations: 1 });
+    const restored = ok<GraphOut>(await call(ws, "open_nodes", { names: ["E"] }));
+    expect(restored.entities).toEqual([{ name: "E", entityType: "draft", observations: ["first"] }]);
+    ok(await call(ws, "delete_entities", { entityNames: ["E"] }));
+    const beforeAnything = ok<{ events: { at: string }[] }>(await call(ws, "get_changes", { order: "oldest", limit: 1 })).events[0]!.at;
+    expect(
+      failed(await call(ws, "restore_entity", { entityName: "E", asOf: new Date(Date.parse(beforeAnything) - 1).toISOString() })).message,
+    ).toMatch(/^No history before /);
+  });
 });
