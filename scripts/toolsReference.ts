@@ -16,6 +16,7 @@ const GROUP_ROLES: Record<ToolGroup, string> = {
   core: "the Central-Memory API; text content is the same JSON as `structuredContent`",
   graph: "the official memory server's tools, with its exact names, descriptions, schemas, annotations and text",
   tags: "tags on entities and observations",
+  history: "the change feed: what changed, who changed it, the graph as it was, and restoring a deleted entity",
 };
 
 /** The heading anchor GitHub derives from a heading's text (lower case, punctuation dropped, spaces to hyphens). */

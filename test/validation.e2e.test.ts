@@ -70,6 +70,10 @@ const SURROGATE_CALLS: [string, Record<string, unknown>, RegExp][] = [
   ["define_tag", { name: "x", category: LONE }, /category/],
   ["define_tag", { name: "x", description: LONE }, /description/],
   ["delete_tags", { tagNames: [LONE] }, /tagNames\[0\]/],
+  ["get_changes", { entityName: LONE }, /entityName/],
+  ["get_changes", { principal: LONE }, /principal/],
+  ["get_entity_history", { entityName: LONE }, /entityName/],
+  ["restore_entity", { entityName: LONE }, /entityName/],
 ];
 
 describe("text rules are the same on every tool", () => {

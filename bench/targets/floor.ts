@@ -100,7 +100,8 @@ export async function startFloor(connectionString: string): Promise<Target> {
         if (!rows.some((row) => kindOf(row) === "entity")) throw new Error(`floor: entity '${name}' not found`);
         const { rows: added } = newObservationRows(ws, id, contents, storedKeys(rows), {
           now: new Date().toISOString(),
-          actor: "anonymous",
+          actor: { principal: "anonymous", tool: "add_observations" },
+          call: "bench-floor",
         });
         const units = chunkActions(
           added.map((row): TransactionAction => ["create", row]),

@@ -8,7 +8,7 @@ import { parseLine } from "./memoryFile.js";
 import { progress } from "./progress.js";
 
 /** What the rows an import writes record as createdBy/updatedBy: the command, not a network caller. */
-const CLI_ACTOR = "cli";
+const CLI_ACTOR = { principal: "cli", tool: "import" };
 
 /**
  * `central-memory import --workspace W FILE`: merges a server-memory JSONL file into W. Only adds

@@ -54,6 +54,7 @@ export function readSettings(env: NodeJS.ProcessEnv, door: Door): Settings {
   const storageClient = {
     timeoutMs: read.get("MEMORY_STORAGE_TIMEOUT_MS") ?? (door === "cli" ? CLI_STORAGE_TIMEOUT_MS : DEFAULT_STORAGE_TIMEOUT_MS),
     maxRetries: read.get("MEMORY_STORAGE_MAX_RETRIES") ?? DEFAULT_STORAGE_MAX_RETRIES,
+    historyRetentionDays: read.get("MEMORY_HISTORY_RETENTION_DAYS") ?? 0,
   };
   const storage = storageFrom(read);
   if (door === "functions" && storage.kind === "none") {

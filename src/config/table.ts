@@ -103,6 +103,14 @@ export const SETTINGS = {
     default: `\`${DEFAULT_STORAGE_MAX_RETRIES}\``,
     doc: "Retries of a storage request that got no answer or a 408/5xx (short backoff: 200 ms, at most 1 s).",
   }),
+  MEMORY_HISTORY_RETENTION_DAYS: setting({
+    topic: "Storage",
+    kind: wholeNumber(0, "a whole number of days, 0 or more"),
+    default: "`0` (keep forever)",
+    doc:
+      "Days the change history keeps events ([History](history.md#retention)); older ones are pruned lazily by later writes " +
+      "(at most one extra request per call, at most once a minute per workspace and instance). `0` keeps them forever.",
+  }),
   MEMORY_AZURITE_FOLDER: setting({
     topic: "Local server and CLI",
     kind: text("a folder path"),

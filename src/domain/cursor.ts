@@ -1,7 +1,6 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { ValidationError } from "./errors.js";
 import { isGuid } from "./ids.js";
-import type { ReadMode } from "./model.js";
 
 /**
  * The secret that signs read_graph cursors: the same on every instance of a deployment (so any
@@ -10,11 +9,19 @@ import type { ReadMode } from "./model.js";
  */
 export type CursorKeyProvider = () => Promise<Uint8Array>;
 
-/** What a cursor is valid for: a page differs by workspace and mode, so a cursor holds for that pair only. */
+/**
+ * What a cursor is valid for: a page differs by tool, workspace and mode (read_graph's mode, or the
+ * history tools' filters as JSON), so a cursor holds for that triple only.
+ */
 export interface CursorScope {
   workspace: string;
-  mode: ReadMode;
+  mode: string;
+  /** The tool that issues it; read_graph when absent. Its cursors continue after an entity id, the history tools' after an event key. */
+  tool?: "read_graph" | "get_changes" | "get_entity_history";
 }
+
+/** An event's row key (storage/keys.ts): the history tools continue after one. */
+const EVENT_KEY = /^~ev~\d{13}~[0-9a-f]{12}$/;
 
 /**
  * read_graph's continuation cursor: `<payload>.<mac>`, both base64url. The payload (JSON) holds the
@@ -25,11 +32,14 @@ export interface CursorScope {
  */
 const FORMAT = 2;
 
-const refused = () =>
-  new ValidationError(
-    "cursor is not one read_graph issued for this workspace and mode (it was altered, made by hand, or belongs to another " +
-      "workspace or mode). Omit cursor to start again from the first page, or pass the previous page's cursor unchanged with the same mode.",
+const refused = (scope: CursorScope) => {
+  const tool = scope.tool ?? "read_graph";
+  const mode = tool === "read_graph" ? "mode" : "filters";
+  return new ValidationError(
+    `cursor is not one ${tool} issued for this workspace and ${mode} (it was altered, made by hand, or belongs to another ` +
+      `workspace or ${mode}). Omit cursor to start again from the first page, or pass the previous page's cursor unchanged with the same ${mode}.`,
   );
+};
 
 export class CursorCodec {
   constructor(private readonly key: CursorKeyProvider) {}
@@ -42,32 +52,37 @@ export class CursorCodec {
   /** The entity id to continue after; a ValidationError if this codec did not issue the cursor for this scope. */
   async decode(scope: CursorScope, cursor: string): Promise<string> {
     const parts = cursor.split(".");
-    if (parts.length !== 2) throw refused();
+    if (parts.length !== 2) throw refused(scope);
     const [payload, mac] = parts as [string, string];
     // The shape is checked first, so garbage costs no key read.
-    const after = positionIn(payload);
+    const after = positionIn(scope, payload);
     const given = Buffer.from(mac, "base64url");
     const expected = await this.mac(scope, payload);
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw refused();
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw refused(scope);
     return after;
   }
 
   private async mac(scope: CursorScope, payload: string): Promise<Buffer> {
     // Newlines separate the parts: no workspace name or mode contains one, so no two scopes sign the same text.
     return createHmac("sha256", await this.key())
-      .update(`read_graph\n${scope.workspace}\n${scope.mode}\n${payload}`)
+      .update(`${scope.tool ?? "read_graph"}\n${scope.workspace}\n${scope.mode}\n${payload}`)
       .digest();
   }
 }
 
-function positionIn(payload: string): string {
+function positionIn(scope: CursorScope, payload: string): string {
   let value: unknown;
   try {
     value = JSON.parse(Buffer.from(payload, "base64url").toString("utf8"));
   } catch {
-    throw refused();
+    throw refused(scope);
   }
   const { v, after } = (value !== null && typeof value === "object" ? value : {}) as { v?: unknown; after?: unknown };
-  if (v !== FORMAT || typeof after !== "string" || !isGuid(after)) throw refused();
-  return after.toLowerCase();
+  if (v !== FORMAT || typeof after !== "string") throw refused(scope);
+  if ((scope.tool ?? "read_graph") === "read_graph") {
+    if (!isGuid(after)) throw refused(scope);
+    return after.toLowerCase();
+  }
+  if (!EVENT_KEY.test(after)) throw refused(scope);
+  return after;
 }

@@ -163,7 +163,7 @@ export async function importGraph(
   }
   report.relationsCreated = outcome.created.length;
   report.missingEndpoints.sort((a, b) => a.line - b.line);
-  await importTags(store.tags, workspace, tags, taggings, report, progress);
+  await importTags(store.tags, workspace, actor, tags, taggings, report, progress);
   return report;
 }
 
@@ -178,6 +178,7 @@ const TAGGINGS_IN_FLIGHT = 8;
 async function importTags(
   store: TagStore,
   workspace: string,
+  actor: Actor,
   tags: readonly Located<TagDefinition>[],
   taggings: readonly MergedTagging[],
   report: ImportReport,
@@ -189,7 +190,7 @@ async function importTags(
     report.tagsExisting = tags.length - fresh.length;
     progress(tags.length - fresh.length);
     await forEachLimited(fresh, TAGGINGS_IN_FLIGHT, async (tag) => {
-      const { created } = await store.defineTag(workspace, {
+      const { created } = await store.defineTag(workspace, actor, {
         id: tagId(workspace, tag.name),
         name: tag.name,
         category: tag.category,
@@ -203,7 +204,7 @@ async function importTags(
   await forEachLimited(taggings, TAGGINGS_IN_FLIGHT, async (tagging) => {
     const refs = tagging.tagNames.map((name) => ({ id: tagId(workspace, name), name }));
     for (let start = 0; start < refs.length; start += LIMITS.tagsPerCall) {
-      const change = await store.addTags(workspace, tagging.target, refs.slice(start, start + LIMITS.tagsPerCall));
+      const change = await store.addTags(workspace, actor, tagging.target, refs.slice(start, start + LIMITS.tagsPerCall));
       if (change.status !== "done") {
         const { line, entityName, observation } = tagging;
         const missing = change.status === "entity-missing" ? "entity" : "observation";

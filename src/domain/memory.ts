@@ -8,6 +8,7 @@ import { importGraph, type ImportInput, type ImportProgress, type ImportReport }
 import type { EntitySummary, GraphStore } from "./store.js";
 import { subgraph } from "./subgraph.js";
 import { TagService } from "./tags.js";
+import { HistoryService } from "./historyService.js";
 import {
   checkCount,
   checkEntityInput,
@@ -47,7 +48,8 @@ export interface UpsertRelationInput {
 
 /**
  * The graph rules of one workspace-partitioned memory. Storage details stay behind GraphStore.
- * Write methods take the actor (the caller's principal id), which the store records as createdBy/updatedBy.
+ * Write methods take the actor (the caller's principal id and the tool), which the store records as
+ * createdBy/updatedBy and in the write's change events.
  *
  * Every method checks all of its input (validation.ts) before it derives an id or calls the store,
  * so a call holding one invalid item is refused whole and changes nothing.
@@ -55,6 +57,8 @@ export interface UpsertRelationInput {
 export class MemoryService {
   /** Tags of entities and observations. */
   readonly tags: TagService;
+  /** The change feed: changes, entity history, as-of reads and restore (docs/history.md). */
+  readonly history: HistoryService;
   private readonly cursors: CursorCodec;
 
   /** `cursorKey` signs read_graph cursors; it must be the same on every instance of a deployment. */
@@ -64,6 +68,7 @@ export class MemoryService {
   ) {
     this.tags = new TagService(store.tags);
     this.cursors = new CursorCodec(cursorKey);
+    this.history = new HistoryService(store, this.cursors);
   }
 
   async upsertEntity(workspace: string, actor: Actor, input: UpsertEntityInput) {
@@ -118,8 +123,15 @@ export class MemoryService {
     }
   }
 
-  async getEntityRelations(workspace: string, ref: EntityRef, direction: Direction): Promise<{ entityId: string; relations: Relation[] }> {
+  async getEntityRelations(
+    workspace: string,
+    ref: EntityRef,
+    direction: Direction,
+    asOf?: string,
+  ): Promise<{ entityId: string; relations: Relation[] }> {
     const id = this.idOf(workspace, ref, { id: "entityId", name: "entityName" });
+    if (asOf !== undefined)
+      return { entityId: id, relations: await this.history.relationsAsOf(workspace, id, ref.name ?? id, direction, asOf) };
     const relations = await this.store.getEntityRelations(workspace, id, direction);
     if (!relations) throw new NotFoundError(`Entity '${ref.name ?? ref.id}' not found in workspace '${workspace}'.`);
     return { entityId: id, relations };
@@ -129,8 +141,20 @@ export class MemoryService {
    * The graph, or one page of it: `limit` entities (all when absent) and the relations whose source is
    * among them, so paging through returns every relation exactly once.
    */
-  async readGraph(workspace: string, options: { limit?: number; cursor?: string; mode?: ReadMode } = {}): Promise<GraphPage> {
+  async readGraph(
+    workspace: string,
+    options: { limit?: number; cursor?: string; mode?: ReadMode; asOf?: string } = {},
+  ): Promise<GraphPage> {
     if (options.limit !== undefined) checkLimit(options.limit, "limit");
+    if (options.asOf !== undefined) {
+      if (options.limit !== undefined || options.cursor !== undefined) {
+        throw new ValidationError("asOf reads the whole graph as it was, without pages: omit limit and cursor with asOf.");
+      }
+      const graph = await this.history.graphAsOf(workspace, options.asOf);
+      return options.mode === "names"
+        ? { ...graph, entities: graph.entities.map((entity) => ({ ...entity, observations: [], metadata: {} })) }
+        : graph;
+    }
     const scope = { workspace, mode: options.mode ?? "full" };
     const after = options.cursor === undefined ? undefined : await this.cursors.decode(scope, options.cursor);
     const page = await this.store.readGraph(workspace, { limit: options.limit, after, mode: scope.mode });
@@ -214,17 +238,22 @@ export class MemoryService {
   }
 
   /** Deletes entities with their observations and every relation to or from them. Unknown names are ignored. */
-  async deleteEntities(workspace: string, names: readonly string[]): Promise<void> {
+  async deleteEntities(workspace: string, actor: Actor, names: readonly string[]): Promise<void> {
     checkCount(names, "entityNames", LIMITS.itemsPerCall);
     names.forEach((name, i) => checkEntityNameLookup(name, `entityNames[${i}]`));
     await this.store.deleteEntities(
       workspace,
+      actor,
       names.map((name) => entityId(workspace, name)),
     );
   }
 
   /** Deletes the given observations. Unknown entities and observations are ignored. */
-  async deleteObservations(workspace: string, deletions: readonly { entityName: string; observations: string[] }[]): Promise<void> {
+  async deleteObservations(
+    workspace: string,
+    actor: Actor,
+    deletions: readonly { entityName: string; observations: string[] }[],
+  ): Promise<void> {
     checkCount(deletions, "deletions", LIMITS.itemsPerCall);
     deletions.forEach((deletion, i) => {
       checkEntityNameLookup(deletion.entityName, `deletions[${i}].entityName`);
@@ -233,30 +262,45 @@ export class MemoryService {
     });
     await this.store.deleteObservations(
       workspace,
+      actor,
       deletions.map((deletion) => ({ entityId: entityId(workspace, deletion.entityName), contents: deletion.observations })),
     );
   }
 
   /** Deletes the given relations. Unknown ones are ignored. */
-  async deleteRelations(workspace: string, relations: readonly RelationInput[]): Promise<void> {
+  async deleteRelations(workspace: string, actor: Actor, relations: readonly RelationInput[]): Promise<void> {
     checkCount(relations, "relations", LIMITS.itemsPerCall);
     relations.forEach((relation, i) => checkRelationLookup(relation, `relations[${i}]`));
     await this.store.deleteRelations(
       workspace,
+      actor,
       relations.map((relation) => relationIds(workspace, relation)),
     );
   }
 
   /** The named entities (unknown names skipped) and every relation touching at least one of them. One range read per name. */
-  async openNodes(workspace: string, names: readonly string[]): Promise<{ entities: Entity[]; relations: Relation[] }> {
+  async openNodes(workspace: string, names: readonly string[], asOf?: string): Promise<{ entities: Entity[]; relations: Relation[] }> {
     checkCount(names, "names", LIMITS.itemsPerCall);
     names.forEach((name, i) => checkEntityNameLookup(name, `names[${i}]`));
     const distinct = [...new Set(names)];
+    if (asOf !== undefined) {
+      return this.history.openNodesAsOf(
+        workspace,
+        distinct.map((name) => entityId(workspace, name)),
+        asOf,
+      );
+    }
     const nodes = await this.store.getEntities(
       workspace,
       distinct.map((name) => entityId(workspace, name)),
     );
     return subgraph(nodes.filter((node): node is EntityNode => node !== undefined));
+  }
+
+  /** The events of one entity (by id or name), oldest first, also after it was deleted. */
+  entityHistory(workspace: string, ref: EntityRef, options: { limit?: number; cursor?: string }) {
+    const id = this.idOf(workspace, ref, { id: "entityId", name: "entityName" });
+    return this.history.entityHistory(workspace, { id, label: ref.name ?? id }, options);
   }
 
   /** Merges a graph file (server-memory's format, parsed) into the workspace; see importGraph. */

@@ -1,8 +1,13 @@
 /**
- * Who writes: the principal id (`key:<id>`, `entra:<oid>`, `anonymous`, or `cli` for the import
- * command), recorded as createdBy/updatedBy on the rows a write creates or changes.
+ * Who writes, and through which tool. `principal` is the principal id (`key:<id>`, `entra:<oid>`,
+ * `anonymous`, or `cli` for the import command), recorded as createdBy/updatedBy on the rows a write
+ * creates or changes; both are recorded in the write's change events (docs/history.md).
  */
-export type Actor = string;
+export interface Actor {
+  principal: string;
+  /** The tool name (`upsert_entity`, ...), or `import` for the import command. */
+  tool: string;
+}
 
 /** JSON object attached to an entity or relation by the caller. */
 export type Metadata = Record<string, unknown>;

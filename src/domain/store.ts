@@ -1,3 +1,4 @@
+import type { ChangeEvent, FeedPosition } from "./history.js";
 import type { Actor, Direction, Entity, EntityNode, Metadata, ReadMode, Relation, TagDefinition, TagUsage } from "./model.js";
 
 /** What an upsert writes to an entity. Absent fields keep their stored values. */
@@ -81,10 +82,10 @@ export interface TagStore {
    * Puts the tags the target does not carry yet on it, and creates the definitions of tags new to the
    * workspace (empty category and description). Returns the names added, in the order given.
    */
-  addTags(workspace: string, target: TagTarget, tags: readonly TagRef[]): Promise<TagChange>;
+  addTags(workspace: string, actor: Actor, target: TagTarget, tags: readonly TagRef[]): Promise<TagChange>;
 
   /** Takes these tags off the target (its other tags, and the definitions, stay). Returns the names removed. */
-  removeTags(workspace: string, target: TagTarget, tags: readonly TagRef[]): Promise<TagChange>;
+  removeTags(workspace: string, actor: Actor, target: TagTarget, tags: readonly TagRef[]): Promise<TagChange>;
 
   /**
    * The entities carrying the tag, on themselves or on an observation: the first `limit` by name, each
@@ -98,6 +99,7 @@ export interface TagStore {
   /** Creates the tag, or updates its category and description (an absent one keeps its stored value). */
   defineTag(
     workspace: string,
+    actor: Actor,
     tag: TagRef & { category?: string; description?: string },
   ): Promise<{ tag: TagDefinition; created: boolean }>;
 
@@ -105,16 +107,21 @@ export interface TagStore {
   tagUsage(workspace: string): Promise<TagUsage[]>;
 
   /** Takes the tags off everything that carries them and deletes their definitions. Unknown tags are ignored. */
-  deleteTags(workspace: string, tags: readonly TagRef[]): Promise<{ deleted: string[]; entities: number; observations: number }>;
+  deleteTags(
+    workspace: string,
+    actor: Actor,
+    tags: readonly TagRef[],
+  ): Promise<{ deleted: string[]; entities: number; observations: number }>;
 }
 
 /**
  * The storage port. The domain states what must happen; an adapter decides how, and must keep
  * every write safe under concurrent writers on other machines.
  *
- * Writes that create or change rows take the `actor` and record it: createdBy on the rows they
- * create (never rewritten afterwards), updatedBy with updatedAt on the entity and relation rows they
- * change. Guards (the empty merges that keep the delete invariant) change neither.
+ * Writes take the `actor` and record it: createdBy on the rows they create (never rewritten
+ * afterwards), updatedBy with updatedAt on the entity and relation rows they change. Guards (the
+ * empty merges that keep the delete invariant) change neither. Every write also records its changes
+ * as events in the same transactions (domain/history.ts), with the actor's principal and tool.
  */
 export interface GraphStore {
   /** The entity row alone (one point read), or undefined. */
@@ -172,14 +179,34 @@ export interface GraphStore {
   ): Promise<{ created: string[]; missingEntityIds: string[] }>;
 
   /** Deletes entities with their observations and relations (both directions). Missing ones are ignored. */
-  deleteEntities(workspace: string, entityIds: readonly string[]): Promise<void>;
+  deleteEntities(workspace: string, actor: Actor, entityIds: readonly string[]): Promise<void>;
 
   /** Deletes the named observations; contents an entity does not have, and missing entities, are ignored. */
-  deleteObservations(workspace: string, changes: readonly ObservationChange[]): Promise<void>;
+  deleteObservations(workspace: string, actor: Actor, changes: readonly ObservationChange[]): Promise<void>;
 
   /** Deletes relations with their edge rows; missing ones are ignored. */
-  deleteRelations(workspace: string, relations: readonly RelationRef[]): Promise<void>;
+  deleteRelations(workspace: string, actor: Actor, relations: readonly RelationRef[]): Promise<void>;
 
   /** Tags of entities and observations. Deleting an entity or an observation (above) also removes its tags. */
   readonly tags: TagStore;
+
+  /**
+   * The change feed: the events committed after `position` (from the start without one), each exactly
+   * once across calls even when writers commit out of order, and the position to continue from. One
+   * request when nothing changed (docs/history.md#the-change-feed).
+   */
+  changesSince(workspace: string, position?: FeedPosition): Promise<{ events: ChangeEvent[]; position: FeedPosition }>;
+
+  /** The events keyed in [fromMs, toMs), oldest first; only those touching `entityId`, or by `principal`, when given. */
+  events(workspace: string, query: EventQuery): Promise<ChangeEvent[]>;
+
+  /** Where the workspace's history starts: its first event, and the time before which retention pruned events. */
+  historyStart(workspace: string): Promise<{ first?: ChangeEvent; prunedBefore?: string }>;
+}
+
+export interface EventQuery {
+  fromMs?: number;
+  toMs?: number;
+  entityId?: string;
+  principal?: string;
 }

@@ -1,7 +1,7 @@
 import { NotFoundError, ValidationError } from "./errors.js";
 import { entityId, observationId, tagId } from "./ids.js";
 import { LIMITS } from "./limits.js";
-import type { Entity, Relation, TagDefinition, TagUsage } from "./model.js";
+import type { Actor, Entity, Relation, TagDefinition, TagUsage } from "./model.js";
 import { compareText } from "./order.js";
 import type { TagChange, TagRef, TagStore, TagTarget } from "./store.js";
 import { subgraph } from "./subgraph.js";
@@ -27,27 +27,44 @@ export class TagService {
   constructor(private readonly store: TagStore) {}
 
   /** Puts the tags on the entity; returns those it did not carry before. */
-  async tagEntity(workspace: string, entityName: string, tagNames: readonly string[]): Promise<string[]> {
+  async tagEntity(workspace: string, actor: Actor, entityName: string, tagNames: readonly string[]): Promise<string[]> {
     const target = this.entityTarget(workspace, entityName);
-    return this.outcome(await this.store.addTags(workspace, target, this.refs(workspace, tagNames)), workspace, entityName);
+    return this.outcome(await this.store.addTags(workspace, actor, target, this.refs(workspace, tagNames)), workspace, entityName);
   }
 
   /** Puts the tags on the entity's observation with exactly this content; returns those it did not carry before. */
-  async tagObservation(workspace: string, entityName: string, content: string, tagNames: readonly string[]): Promise<string[]> {
+  async tagObservation(
+    workspace: string,
+    actor: Actor,
+    entityName: string,
+    content: string,
+    tagNames: readonly string[],
+  ): Promise<string[]> {
     const target = this.observationTarget(workspace, entityName, content);
-    return this.outcome(await this.store.addTags(workspace, target, this.refs(workspace, tagNames)), workspace, entityName, content);
+    return this.outcome(await this.store.addTags(workspace, actor, target, this.refs(workspace, tagNames)), workspace, entityName, content);
   }
 
   /** Takes the tags off the observation; returns those it carried. */
-  async untagObservation(workspace: string, entityName: string, content: string, tagNames: readonly string[]): Promise<string[]> {
+  async untagObservation(
+    workspace: string,
+    actor: Actor,
+    entityName: string,
+    content: string,
+    tagNames: readonly string[],
+  ): Promise<string[]> {
     const target = this.observationTarget(workspace, entityName, content);
-    return this.outcome(await this.store.removeTags(workspace, target, this.refs(workspace, tagNames)), workspace, entityName, content);
+    return this.outcome(
+      await this.store.removeTags(workspace, actor, target, this.refs(workspace, tagNames)),
+      workspace,
+      entityName,
+      content,
+    );
   }
 
   /** Takes the tags off the entity itself (its observations keep theirs); returns those it carried. */
-  async removeTagsFromEntity(workspace: string, entityName: string, tagNames: readonly string[]): Promise<string[]> {
+  async removeTagsFromEntity(workspace: string, actor: Actor, entityName: string, tagNames: readonly string[]): Promise<string[]> {
     const target = this.entityTarget(workspace, entityName);
-    return this.outcome(await this.store.removeTags(workspace, target, this.refs(workspace, tagNames)), workspace, entityName);
+    return this.outcome(await this.store.removeTags(workspace, actor, target, this.refs(workspace, tagNames)), workspace, entityName);
   }
 
   /**
@@ -73,12 +90,13 @@ export class TagService {
   /** Creates the tag, or sets its category and description (one left out keeps its value). */
   defineTag(
     workspace: string,
+    actor: Actor,
     input: { name: string; category?: string; description?: string },
   ): Promise<{ tag: TagDefinition; created: boolean }> {
     checkTagName(input.name, "name");
     if (input.category !== undefined) checkTagCategory(input.category, "category");
     if (input.description !== undefined) checkTagDescription(input.description, "description");
-    return this.store.defineTag(workspace, { id: tagId(workspace, input.name), ...input });
+    return this.store.defineTag(workspace, actor, { id: tagId(workspace, input.name), ...input });
   }
 
   /** Every tag with how many entities and observations carry it: most used first, then by name. */
@@ -88,8 +106,12 @@ export class TagService {
   }
 
   /** Removes the tags from everything that carries them, and their definitions. Unknown names are ignored. */
-  deleteTags(workspace: string, tagNames: readonly string[]): Promise<{ deleted: string[]; entities: number; observations: number }> {
-    return this.store.deleteTags(workspace, this.refs(workspace, tagNames));
+  deleteTags(
+    workspace: string,
+    actor: Actor,
+    tagNames: readonly string[],
+  ): Promise<{ deleted: string[]; entities: number; observations: number }> {
+    return this.store.deleteTags(workspace, actor, this.refs(workspace, tagNames));
   }
 
   private entityTarget(workspace: string, entityName: string): TagTarget {

@@ -104,6 +104,8 @@ export const checkObservation = (value: string, where: string) => checkText(valu
 export const checkTagCategory = (value: string, where: string) => checkText(value, where, { max: LIMITS.tagCategory, allowEmpty: true });
 export const checkTagDescription = (value: string, where: string) =>
   checkText(value, where, { max: LIMITS.tagDescription, allowEmpty: true });
+/** A principal id to filter the history by (get_changes): as long as a tag name may be. */
+export const checkPrincipal = (value: string, where: string) => checkText(value, where, { max: LIMITS.tagName });
 /** search_nodes' query: any text an observation could hold. */
 export const checkQuery = (value: string, where: string) => checkText(value, where, { max: LIMITS.observation, allowEmpty: true });
 

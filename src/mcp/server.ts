@@ -89,7 +89,8 @@ export function createMcpServer(context: McpContext): Server {
       const { workspaceName, ...args } = parsed.data as { workspaceName?: string } & Record<string, unknown>;
       const workspace = resolveWorkspace(workspaceName, boundWorkspace);
       authorize(principal, workspace, tool);
-      const structured = await tool.handler(args, { memory: context.memory, workspace, principal, toolsets });
+      const actor = { principal: principal.id, tool: tool.name };
+      const structured = await tool.handler(args, { memory: context.memory, workspace, principal, actor, toolsets });
       return {
         structuredContent: structured,
         content: [{ type: "text", text: tool.text ? tool.text(structured) : JSON.stringify(structured) }],

@@ -1,13 +1,15 @@
 import { z } from "zod";
 import type { Principal } from "../domain/access.js";
 import type { MemoryService } from "../domain/memory.js";
+import type { Actor } from "../domain/model.js";
 
 /**
  * Tool groups ("toolsets"): a client can narrow tools/list to the groups it needs, because many
  * clients choose tools worse as the list grows. core: the Central-Memory API; graph: the official
- * memory server's tools; tags: tagging entities and observations.
+ * memory server's tools; tags: tagging entities and observations; history: the change feed (what
+ * changed, the graph as it was, restoring a deleted entity).
  */
-export const TOOL_GROUPS = ["core", "graph", "tags"] as const;
+export const TOOL_GROUPS = ["core", "graph", "tags", "history"] as const;
 export type ToolGroup = (typeof TOOL_GROUPS)[number];
 /** The groups one connection offers. */
 export type Toolsets = ReadonlySet<ToolGroup>;
@@ -24,8 +26,10 @@ interface ToolAnnotations {
 interface ToolContext {
   memory: MemoryService;
   workspace: string;
-  /** The authenticated caller (for recording who wrote what); access was already checked. */
+  /** The authenticated caller; access was already checked. */
   principal: Principal;
+  /** Who writes through which tool: what writes record (createdBy, updatedBy, change events). */
+  actor: Actor;
   /** The groups this connection selected: tag data is shown only with the tags group. */
   toolsets: Toolsets;
 }

@@ -3,7 +3,7 @@ import { DefaultAzureCredential, ManagedIdentityCredential, type TokenCredential
 import type { PipelinePolicy } from "@azure/core-rest-pipeline";
 import { RequestCounter } from "./requestCounter.js";
 import type { StorageSettings } from "./settings.js";
-import { TableGateway, TableState } from "./gateway.js";
+import { ConditionalDeletes, TableGateway, TableState } from "./gateway.js";
 
 /**
  * Retries are few and short: a tool call should fail with a clear StorageError in seconds, not hang
@@ -13,6 +13,8 @@ import { TableGateway, TableState } from "./gateway.js";
 export interface StorageClientOptions {
   maxRetries?: number;
   timeoutMs?: number;
+  /** Days change events are kept (MEMORY_HISTORY_RETENTION_DAYS); 0 keeps them forever. */
+  historyRetentionDays?: number;
 }
 
 export interface StorageConnection {
@@ -26,6 +28,53 @@ export interface StorageConnection {
   gateway: TableGateway;
   /** Creates the table once per process, and again after any TableNotFound; "already exists" counts as success. */
   ensureTable(): Promise<void>;
+  /**
+   * How long after choosing its event key a write can still commit (ms): the change feed re-reads a
+   * window this wide (docs/history.md#the-lateness-bound). Derived from the retry and timeout settings.
+   */
+  feedLatenessMs: number;
+  /** Days change events are kept; 0 keeps them forever (retention.ts). */
+  historyRetentionDays: number;
+}
+
+/** Backoff between the SDK's attempts is at most this (maxRetryDelayInMs below). */
+const MAX_RETRY_DELAY_MS = 1000;
+/** Allowance for clocks of different instances disagreeing (NTP keeps Azure hosts far closer). */
+export const CLOCK_SKEW_ALLOWANCE_MS = 30_000;
+
+/**
+ * The change feed's lateness bound. A writer chooses its event key just before sending the
+ * transaction; the SDK sends it at most `maxRetries + 1` times, each attempt abandoned by the service
+ * after the server-side timeout (whole seconds, at least the client's) and followed by at most the
+ * maximum backoff. So an event commits within attempts × (server timeout + backoff) of its key's time,
+ * or never; plus the allowance for the writer's clock differing from the reader's.
+ */
+export function feedLatenessMs(maxRetries: number, timeoutMs: number): number {
+  return (maxRetries + 1) * (serverTimeoutSeconds(timeoutMs) * 1000 + MAX_RETRY_DELAY_MS) + CLOCK_SKEW_ALLOWANCE_MS;
+}
+
+const serverTimeoutSeconds = (timeoutMs: number): number => Math.max(1, Math.ceil(timeoutMs / 1000));
+
+/**
+ * The Table service's own timeout (the `timeout` query parameter, seconds) on every write: past it
+ * the service abandons the operation, so a write the client gave up on cannot commit much later
+ * (what the feed's lateness bound rests on). Reads have nothing to commit, and go without: on Azurite
+ * the parameter costs about a millisecond a request.
+ */
+function serverTimeoutPolicy(timeoutMs: number): PipelinePolicy {
+  const seconds = String(serverTimeoutSeconds(timeoutMs));
+  return {
+    name: "centralMemoryServerTimeout",
+    sendRequest: (request, next) => {
+      if (request.method === "GET") return next(request);
+      const url = new URL(request.url);
+      if (!url.searchParams.has("timeout")) {
+        url.searchParams.set("timeout", seconds);
+        request.url = url.toString();
+      }
+      return next(request);
+    },
+  };
 }
 
 /** Readiness must answer within 2 s even when storage is a black hole. */
@@ -83,16 +132,29 @@ function makeClient(settings: StorageSettings, options: TableServiceClientOption
 export function connectStorage(settings: StorageSettings, options: StorageClientOptions = {}): StorageConnection {
   const counter = new RequestCounter();
   const timeoutMs = options.timeoutMs ?? 10_000;
+  const maxRetries = options.maxRetries ?? 2;
   const table = makeClient(settings, {
-    retryOptions: { maxRetries: options.maxRetries ?? 2, retryDelayInMs: 200, maxRetryDelayInMs: 1000 },
+    retryOptions: { maxRetries, retryDelayInMs: 200, maxRetryDelayInMs: MAX_RETRY_DELAY_MS },
   });
+  const conditional = new ConditionalDeletes();
   table.pipeline.addPolicy(counter.policy);
   table.pipeline.addPolicy(timeoutPolicy(timeoutMs));
+  table.pipeline.addPolicy(serverTimeoutPolicy(timeoutMs));
+  table.pipeline.addPolicy(conditional.policy);
   const probe = makeClient(settings, { retryOptions: { maxRetries: 0 } });
   probe.pipeline.addPolicy(timeoutPolicy(PROBE_TIMEOUT_MS));
 
   const state = new TableState(table);
   probe.pipeline.addPolicy(noticeTableLoss(state));
-  const gateway = new TableGateway(table, state);
-  return { table, probe, counter, tableName: settings.tableName, gateway, ensureTable: () => state.ensure() };
+  const gateway = new TableGateway(table, state, conditional);
+  return {
+    table,
+    probe,
+    counter,
+    tableName: settings.tableName,
+    gateway,
+    ensureTable: () => state.ensure(),
+    feedLatenessMs: feedLatenessMs(maxRetries, timeoutMs),
+    historyRetentionDays: options.historyRetentionDays ?? 0,
+  };
 }

@@ -1,14 +1,14 @@
-import type { TransactionAction } from "@azure/data-tables";
-import { LIMITS } from "../domain/limits.js";
 import type { Actor } from "../domain/model.js";
 import type { EntitySummary, EntityWrite, NewEntity, Progress } from "../domain/store.js";
 import { classifyStorageError, toMemoryError, type StorageFailure } from "./errors.js";
 import type { TableGateway } from "./gateway.js";
 import { keyRange, rowKey } from "./keys.js";
 import { retrying } from "./retrying.js";
+import type { Change, EntityState } from "../domain/history.js";
+import { entityStateOf, observationCreated } from "./changes.js";
 import { kindOf, type EntityRow } from "./rows.js";
-import { entityRow, newObservationRows, stampOf, storedKeys, update } from "./rowWrites.js";
-import { CONCURRENCY, forEachLimited, pack, submitGuarded } from "./transactions.js";
+import { entityRow, newObservationRows, stampOf, storedKeys, update, type Row } from "./rowWrites.js";
+import { commitBatch, commitInOrder, CONCURRENCY, fitsAlone, forEachLimited, pack, type Unit } from "./transactions.js";
 
 /** Entity rows and the observations written with them. Concurrency rules: transactions.ts. */
 
@@ -36,16 +36,28 @@ export async function upsertEntity(
   const retryOn = (failure: StorageFailure) => (created ? failure === "entity-exists" : failure === "not-found");
   return retrying({ retryOn }, async () => {
     const rows = await gateway.queryRange(workspace, keyRange.entityWithObservations(write.id));
-    created = !rows.some((row) => kindOf(row) === "entity");
+    const head = rows.find((row) => kindOf(row) === "entity");
+    created = !head;
     // Rows without their entity row are not trusted as stored (rule 4): every requested observation is written.
     const stored = created ? new Set<string>() : storedKeys(rows);
     const { added, rows: observationRows } = newObservationRows(workspace, write.id, write.observations, stored, stamp);
+    let entityUnit: Unit;
+    if (!head) {
+      const row = entityRow(workspace, { ...write, entityType: write.entityType ?? "" }, stamp, 1);
+      entityUnit = { actions: [["create", row]], changes: [entityCreated(row)] };
+    } else {
+      // The row read is the before-image; the after-image is it with this write's fields.
+      const before = entityStateOf(head);
+      const after: EntityState = { ...before, ...(write.entityType !== undefined ? { entityType: write.entityType } : {}) };
+      if (write.metadata !== undefined) after.metadata = write.metadata;
+      entityUnit = {
+        actions: [["update", { partitionKey: workspace, rowKey: rowKey.entity(write.id), ...changes }, "Merge"]],
+        changes: [{ kind: "entity.updated", entityId: write.id, entityName: write.name, before, after }],
+      };
+    }
     // Observations are inserted or merged (same id = same content, so a racing duplicate is harmless).
-    const observationActions: TransactionAction[] = observationRows.map((row) => ["upsert", row, "Merge"]);
-    const entityAction: TransactionAction = created
-      ? ["create", entityRow(workspace, { ...write, entityType: write.entityType ?? "" }, stamp, 1)]
-      : ["update", { partitionKey: workspace, rowKey: rowKey.entity(write.id), ...changes }, "Merge"];
-    await submitGuarded(gateway, workspace, [entityAction], observationActions, write.id);
+    const observationUnits = observationRows.map((row) => observationUnit(write.id, write.name, row, "upsert"));
+    await commitInOrder(gateway, workspace, stamp, [entityUnit, ...observationUnits]);
     return { created, addedObservations: added };
   });
 }
@@ -61,29 +73,35 @@ export async function createEntities(
   const created: string[] = [];
   // Observation rows of a new entity are created too (cheaper than upserts). Only rows left by a delete interrupted
   // before rule 4 (transactions.ts) held, which removed the entity row first, could be in the way.
-  const actionsOf = (entity: NewEntity, i: number, observations: "create" | "upsert"): TransactionAction[] => [
-    ["create", entityRow(workspace, entity, stamp, i + 1)],
-    ...newObservationRows(workspace, entity.id, entity.observations, new Set(), stamp).rows.map((row): TransactionAction =>
-      observations === "create" ? ["create", row] : ["upsert", row, "Merge"],
-    ),
-  ];
-  const units = entities.map((entity, i) => ({ entity, index: i, actions: actionsOf(entity, i, "create") }));
+  const unitsOf = (entity: NewEntity, i: number, observations: "create" | "upsert"): Unit[] => {
+    const row = entityRow(workspace, entity, stamp, i + 1);
+    return [
+      { actions: [["create", row]], changes: [entityCreated(row)] },
+      ...newObservationRows(workspace, entity.id, entity.observations, new Set(), stamp).rows.map((observation) =>
+        observationUnit(entity.id, entity.name, observation, observations),
+      ),
+    ];
+  };
+  // The entity with its observations as one unit: created together, or (when it exists) not at all.
+  const units = entities.map((entity, i) => {
+    const parts = unitsOf(entity, i, "create");
+    return { entity, index: i, actions: parts.flatMap((part) => part.actions), changes: parts.flatMap((part) => part.changes ?? []) };
+  });
   // Alone: the entity row and its first observations in one transaction; a 409 there means it exists, so it is skipped
   // whole. Unless the entity row is absent: then the 409 came from a left-over observation row, which an upsert overwrites.
   const createAlone = async (unit: (typeof units)[number]) => {
     const written = await retrying({ retryOn: ["entity-exists"] }, async (previous) => {
       if (previous !== undefined && (await gateway.pointRead(workspace, rowKey.entity(unit.entity.id)))) return false;
-      const [head, ...rest] = actionsOf(unit.entity, unit.index, previous === undefined ? "create" : "upsert");
-      await submitGuarded(gateway, workspace, [head!], rest, unit.entity.id);
+      await commitInOrder(gateway, workspace, stamp, unitsOf(unit.entity, unit.index, previous === undefined ? "create" : "upsert"));
       return true;
     });
     if (written) created.push(unit.entity.id);
     progress?.(1);
   };
-  const fitting = units.filter((unit) => unit.actions.length <= LIMITS.batchOperations);
-  await forEachLimited(pack(workspace, fitting), CONCURRENCY, async (batch) => {
+  const fitting = new Set(units.filter((unit) => fitsAlone(workspace, unit)));
+  await forEachLimited(pack(workspace, [...fitting]), CONCURRENCY, async (batch) => {
     try {
-      await gateway.transact(batch.actions);
+      await commitBatch(gateway, workspace, stamp, batch);
       created.push(...batch.units.map((unit) => unit.entity.id));
       progress?.(batch.units.length);
     } catch (error) {
@@ -93,9 +111,22 @@ export async function createEntities(
     }
   });
   await forEachLimited(
-    units.filter((unit) => unit.actions.length > LIMITS.batchOperations),
+    units.filter((unit) => !fitting.has(unit)),
     CONCURRENCY,
     createAlone,
   );
   return { created };
+}
+
+function entityCreated(row: Row): Change {
+  return { kind: "entity.created", entityId: row.rowKey, entityName: String(row.name), after: entityStateOf(row) };
+}
+
+/** One observation row (guarded by its entity, rule 1) with its change. */
+function observationUnit(entityId: string, entityName: string, row: Row, write: "create" | "upsert"): Unit {
+  return {
+    actions: [write === "create" ? ["create", row] : ["upsert", row, "Merge"]],
+    guards: [entityId],
+    changes: [observationCreated(entityId, entityName, row)],
+  };
 }

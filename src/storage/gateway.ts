@@ -1,3 +1,5 @@
+import { AsyncLocalStorage } from "node:async_hooks";
+import type { PipelinePolicy } from "@azure/core-rest-pipeline";
 import { odata, type TableClient, type TransactionAction, type UpdateMode } from "@azure/data-tables";
 import { classifyStorageError, toMemoryError } from "./errors.js";
 import type { KeyRange } from "./keys.js";
@@ -8,7 +10,7 @@ import type { StoredRow } from "./rows.js";
 const PAGE_SIZE = 1000;
 
 /** The filter for one key range of a workspace. */
-function rangeFilter(workspace: string, range: KeyRange): string {
+export function rangeFilter(workspace: string, range: KeyRange): string {
   return odata`PartitionKey eq ${workspace} and RowKey ge ${range.from} and RowKey lt ${range.to}`;
 }
 
@@ -39,6 +41,49 @@ export class TableState {
 }
 
 /**
+ * If-Match on deletes inside a transaction. The batch API takes an ETag on each DELETE of a changeset,
+ * but `TableClient.submitTransaction` sends every transactional delete with If-Match "*". This
+ * pipeline policy (on the gateway's client) sets the ETag of the deletes the gateway names for the
+ * transaction it is sending, in the multipart body, so an entity row can be deleted on the ETag read
+ * in the same transaction as its event (transactions.ts, rule 6). It fails closed: a named delete it
+ * cannot find in the body stops the request instead of deleting unconditionally.
+ */
+export class ConditionalDeletes {
+  private readonly current = new AsyncLocalStorage<ReadonlyMap<string, string>>();
+
+  run<T>(conditions: ReadonlyMap<string, string>, send: () => Promise<T>): Promise<T> {
+    return conditions.size === 0 ? send() : this.current.run(conditions, send);
+  }
+
+  readonly policy: PipelinePolicy = {
+    name: "centralMemoryConditionalDeletes",
+    sendRequest: (request, next) => {
+      const conditions = this.current.getStore();
+      if (!conditions || typeof request.body !== "string" || !new URL(request.url).pathname.endsWith("$batch")) return next(request);
+      const lines = request.body.split("\r\n");
+      const applied = new Set<string>();
+      for (let i = 0; i < lines.length; i++) {
+        const line = lines[i]!;
+        if (!line.startsWith("DELETE ")) continue;
+        const key = [...conditions.keys()].find((rowKey) => line.includes(`RowKey='${encodeURIComponent(rowKey)}')`));
+        if (key === undefined) continue;
+        // The sub-request's headers run to the first empty line.
+        for (let j = i + 1; j < lines.length && lines[j] !== ""; j++) {
+          if (!lines[j]!.toLowerCase().startsWith("if-match:")) continue;
+          lines[j] = `If-Match: ${conditions.get(key)!}`;
+          applied.add(key);
+        }
+      }
+      if (applied.size !== conditions.size) throw new Error("A conditional delete was not found in the transaction it belongs to.");
+      request.body = lines.join("\r\n");
+      // The body grew ("*" became an ETag); shared-key signing already set the old length.
+      request.headers.set("content-length", String(Buffer.byteLength(request.body)));
+      return next(request);
+    },
+  };
+}
+
+/**
  * Every Table Storage request the stores make goes through here, each one round trip (a query, one
  * per page): the table is made sure of first (see TableState), and a lost table noticed. Reads fail
  * with domain errors (a read has no race to settle). Writes fail with the storage error itself, for
@@ -48,6 +93,7 @@ export class TableGateway {
   constructor(
     private readonly table: TableClient,
     private readonly state: TableState,
+    private readonly conditional: ConditionalDeletes,
   ) {}
 
   /** The row, or undefined if it does not exist. */
@@ -60,12 +106,12 @@ export class TableGateway {
     }
   }
 
-  /** Streams a query's pages of up to 1,000 rows, in key order, one request per page. */
-  async *pages(filter: string, select?: string[]): AsyncGenerator<StoredRow[]> {
+  /** Streams a query's pages of up to 1,000 rows (or `pageSize`), in key order, one request per page. */
+  async *pages(filter: string, select?: string[], pageSize = PAGE_SIZE): AsyncGenerator<StoredRow[]> {
     await this.state.ensure();
     const pages = this.table
       .listEntities<Record<string, unknown>>({ queryOptions: { filter, ...(select ? { select } : {}) } })
-      .byPage({ maxPageSize: PAGE_SIZE });
+      .byPage({ maxPageSize: pageSize });
     const iterator = pages[Symbol.asyncIterator]();
     for (;;) {
       let next: IteratorResult<StoredRow[]>;
@@ -107,10 +153,11 @@ export class TableGateway {
   /**
    * One entity-group transaction (nothing to do for no actions). Its failure arrives inside a 202
    * answer, which the SDK turns into an error after the HTTP pipeline: caught here like any other.
+   * `ifMatch` names deletes among the actions (row key -> ETag) that hold only on that ETag.
    */
-  async transact(actions: TransactionAction[]): Promise<void> {
+  async transact(actions: TransactionAction[], ifMatch: ReadonlyMap<string, string> = new Map()): Promise<void> {
     if (actions.length === 0) return;
-    await this.run(() => this.table.submitTransaction(actions));
+    await this.run(() => this.conditional.run(ifMatch, () => this.table.submitTransaction(actions)));
   }
 
   private async run<T>(request: () => Promise<T>): Promise<T> {

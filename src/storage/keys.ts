@@ -15,12 +15,16 @@ import type { TagTarget } from "../domain/store.js";
  *   tag~{tagId}                                  tag definition
  *   tagidx~{tagId}~{entityId}                    tag index: this entity carries the tag
  *   tagidx~{tagId}~{entityId}~o~{observationId}  tag index: this observation carries the tag
+ *   ~ev~{13-digit ms}~{random}                   change event (the feed, docs/history.md)
+ *   ~evpruned                                    how far retention pruned the events
  *
  * "~" sorts after every GUID character, and "~o~" before "~r~" before "~t~", so one entity is one
  * contiguous range: the entity row, then its observations (each followed by its tag links), then its
  * edges, then its tag links. Tag definitions and the tag index start with "tag", after every GUID, so
  * they sit together at the end of the partition, outside every entity's range: all definitions are
- * one range, and so are the entities and observations carrying one tag.
+ * one range, and so are the entities and observations carrying one tag. Event keys start with "~",
+ * after "tag" and every GUID, so no entity range, graph page, scan or tag range ever reaches them;
+ * they sort by the time the writer chose the key.
  */
 const SEPARATOR = "~";
 const OBSERVATION = "~o~";
@@ -31,10 +35,23 @@ const TAG_LINK = "~t~";
 const TAG_ROWS = "tag";
 const TAG_DEFINITION = "tag~";
 const TAG_INDEX = "tagidx~";
+const EVENT = "~ev~";
+/** Milliseconds since 1970 fit 13 digits until the year 2286, so keys sort by time. */
+const EVENT_TIME_DIGITS = 13;
 
 /** Stored in each row's `kind` property, because entity and relation keys are both bare GUIDs. */
 export type RowKind =
-  "entity" | "observation" | "edge-in" | "edge-out" | "relation" | "entity-tag" | "observation-tag" | "tag" | "tag-index";
+  | "entity"
+  | "observation"
+  | "edge-in"
+  | "edge-out"
+  | "relation"
+  | "entity-tag"
+  | "observation-tag"
+  | "tag"
+  | "tag-index"
+  | "event"
+  | "history-pruned";
 
 export const rowKey = {
   entity: (entityId: string) => entityId,
@@ -43,7 +60,21 @@ export const rowKey = {
   edgeOut: (fromId: string, relationId: string) => `${fromId}${EDGE_OUT}${relationId}`,
   relation: (relationId: string) => relationId,
   tag: (tagId: string) => `${TAG_DEFINITION}${tagId}`,
+  /** Where retention records how far it pruned the events ("~evp" sorts before "~ev~", outside their range). */
+  historyPruned: "~evpruned",
+  /** An event chosen at `ms` (the writer's clock); `unique` (random) tells apart events of one millisecond. */
+  event: (ms: number, unique: string) => `${eventTime(ms)}${SEPARATOR}${unique}`,
 };
+
+/** The key prefix of events chosen at `ms`: every event key of that millisecond or later sorts at or after it. */
+function eventTime(ms: number): string {
+  return `${EVENT}${String(Math.max(0, Math.floor(ms))).padStart(EVENT_TIME_DIGITS, "0")}`;
+}
+
+/** The time (ms) an event key was chosen at. */
+export function eventKeyTime(key: string): number {
+  return Number(key.slice(EVENT.length, EVENT.length + EVENT_TIME_DIGITS));
+}
 
 export type { TagTarget };
 
@@ -91,6 +122,11 @@ export const keyRange = {
   tagDefinitions: below(TAG_DEFINITION),
   /** The index rows of one tag (every entity and observation carrying it), or of all tags. */
   tagIndex: (tagId?: string): KeyRange => (tagId === undefined ? below(TAG_INDEX) : below(`${TAG_INDEX}${tagId}${SEPARATOR}`)),
+  /** Every event, or those chosen in [fromMs, toMs). */
+  events: (fromMs?: number, toMs?: number): KeyRange => ({
+    from: fromMs === undefined ? EVENT : eventTime(fromMs),
+    to: toMs === undefined ? `${EVENT}${SEPARATOR}` : eventTime(toMs),
+  }),
 };
 
 /** The entity a row belongs to: the GUID its key starts with (an entity row's key is the GUID itself). */

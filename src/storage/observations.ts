@@ -1,6 +1,4 @@
-import type { TransactionAction } from "@azure/data-tables";
 import { observationId } from "../domain/ids.js";
-import { LIMITS } from "../domain/limits.js";
 import type { Actor } from "../domain/model.js";
 import type { ObservationChange } from "../domain/store.js";
 import { deletionUnits } from "./deletion.js";
@@ -8,13 +6,14 @@ import type { TableGateway } from "./gateway.js";
 import { keyRange, rowKey } from "./keys.js";
 import { retrying } from "./retrying.js";
 import { kindOf, type StoredRow } from "./rows.js";
-import { newObservationRows, stampOf, storedKeys } from "./rowWrites.js";
-import { chunkActions, commitUnits, CONCURRENCY, forEachLimited } from "./transactions.js";
+import { entityNames, observationCreated } from "./changes.js";
+import { newObservationRows, stampOf, storedKeys, type Stamp } from "./rowWrites.js";
+import { commitUnits, CONCURRENCY, forEachLimited, type Unit } from "./transactions.js";
 
 /** Observations added to and deleted from existing entities. Concurrency rules: transactions.ts. */
 
-/** What finding a tag link's pair takes. */
-const TAG_LINK_COLUMNS = ["RowKey", "kind", "tagId", "entityId", "observationId"];
+/** What finding a tag link's pair takes, and naming it in the change. */
+const TAG_LINK_COLUMNS = ["RowKey", "kind", "tagId", "tagName", "entityId", "entityName", "observationId"];
 
 export async function addObservations(
   gateway: TableGateway,
@@ -37,24 +36,31 @@ export async function addObservations(
     const missing = ids.filter((_, i) => !ranges[i]!.some((row) => kindOf(row) === "entity"));
     if (missing.length > 0) return { ...result(), missing };
     const stamp = stampOf(actor);
+    const names = entityNames(ranges.flat());
     const units = ids.flatMap((id, i) => {
       const { rows } = newObservationRows(workspace, id, wanted.get(id) ?? [], storedKeys(ranges[i]!), stamp);
       // `create`, not upsert: if a concurrent call adds the same content, one of us learns it (409) and reports it not added.
-      // One slot of each transaction is the entity's guard.
-      return chunkActions(
-        rows.map((row): TransactionAction => ["create", row]),
-        LIMITS.batchOperations - 1,
-      ).map((actions) => ({ actions, guards: [id] }));
+      return rows.map((row): Unit => ({
+        actions: [["create", row]],
+        guards: [id],
+        changes: [observationCreated(id, names.get(id) ?? "", row)],
+      }));
     });
-    await commitUnits(gateway, workspace, units, (batch) => {
+    await commitUnits(gateway, workspace, stamp, units, (batch) => {
       for (const action of batch.actions) if (action[0] === "create") committed.add(String(action[1].rowKey));
     });
     return result();
   });
 }
 
-export async function deleteObservations(gateway: TableGateway, workspace: string, changes: readonly ObservationChange[]): Promise<void> {
+export async function deleteObservations(
+  gateway: TableGateway,
+  workspace: string,
+  actor: Actor,
+  changes: readonly ObservationChange[],
+): Promise<void> {
   const wanted = mergeChanges(changes);
+  const stamp = stampOf(actor);
   const ids = [...wanted.keys()];
   // 404: a row went away (a concurrent delete). Read again.
   await retrying({ retryOn: ["not-found"], exhausted: "conflict" }, async () => {
@@ -62,7 +68,7 @@ export async function deleteObservations(gateway: TableGateway, workspace: strin
     const ranges = await Promise.all(ids.map((id) => gateway.queryRange(workspace, keyRange.entityWithObservations(id))));
     const entities = ids.map((id, i) => ({ id, rows: ranges[i]! }));
     await forEachLimited(entities, CONCURRENCY, ({ id, rows }) =>
-      deleteObservationRows(gateway, workspace, id, rows, wanted.get(id) ?? []),
+      deleteObservationRows(gateway, workspace, stamp, id, rows, wanted.get(id) ?? []),
     );
   });
 }
@@ -76,6 +82,7 @@ export async function deleteObservations(gateway: TableGateway, workspace: strin
 async function deleteObservationRows(
   gateway: TableGateway,
   workspace: string,
+  stamp: Stamp,
   entityId: string,
   rows: readonly StoredRow[],
   contents: readonly string[],
@@ -87,12 +94,14 @@ async function deleteObservationRows(
     range.filter((row) => (kindOf(row) === "observation" || kindOf(row) === "observation-tag") && doomed.has(ownKey(row)));
   const first = victims(rows);
   if (first.length === 0) return;
-  await commitUnits(gateway, workspace, deletionUnits(workspace, first));
+  // The entity row rides along (not deleted: deletionUnits leaves entity rows) to name the entity in the changes.
+  const head = rows.filter((row) => kindOf(row) === "entity");
+  await commitUnits(gateway, workspace, stamp, deletionUnits(workspace, [...head, ...first]));
   const late = victims(await gateway.queryRange(workspace, keyRange.entityWithObservations(entityId), TAG_LINK_COLUMNS));
   // A doomed observation present again was added back meanwhile: its tags are its own.
   const back = new Set(late.filter((row) => kindOf(row) === "observation").map(ownKey));
   const orphans = late.filter((row) => !back.has(ownKey(row)));
-  await commitUnits(gateway, workspace, deletionUnits(workspace, orphans));
+  await commitUnits(gateway, workspace, stamp, deletionUnits(workspace, [...head, ...orphans]));
 }
 
 /** One entry per entity, contents in first-seen order. */

@@ -7,9 +7,10 @@ import { classifyStorageError, toMemoryError } from "./errors.js";
 import type { TableGateway } from "./gateway.js";
 import { relationRowKeys, rowKey } from "./keys.js";
 import { retrying } from "./retrying.js";
+import { relationStateOf, relationStateOfWrite } from "./changes.js";
 import { kindOf } from "./rows.js";
-import { creation, relationRows, stampOf, update } from "./rowWrites.js";
-import { commitUnits, CONCURRENCY, deleteAction, forEachLimited, pack, transactUnit, type Unit } from "./transactions.js";
+import { creation, relationRows, stampOf, update, type Stamp } from "./rowWrites.js";
+import { commitBatch, commitUnits, CONCURRENCY, deleteAction, forEachLimited, pack, transactUnit, type Unit } from "./transactions.js";
 
 /**
  * Relations: the canonical row and both edge rows, always written and deleted in one transaction that
@@ -36,8 +37,13 @@ export async function upsertRelation(
     ...creation(stamp),
     order: orderKey(stamp.now, 1),
   });
+  const created = relationStateOfWrite(write, write.metadata ?? {});
   try {
-    await transactUnit(gateway, workspace, { actions: createRows.map((row): TransactionAction => ["create", row]), guards });
+    await transactUnit(gateway, workspace, stamp, {
+      actions: createRows.map((row): TransactionAction => ["create", row]),
+      guards,
+      changes: [{ kind: "relation.created", relationId: write.id, after: created }],
+    });
     return { created: true };
   } catch (error) {
     const failure = classifyStorageError(error);
@@ -48,8 +54,16 @@ export async function upsertRelation(
     ...update(stamp),
     ...(write.metadata !== undefined ? { metadata: JSON.stringify(write.metadata) } : {}),
   });
+  // No read before this merge (the budget's 2 requests), so no before-image: the relation's previous event has it.
+  // Without new metadata the stored metadata stays, and the after-image leaves it out.
+  const { metadata: _kept, ...unchanged } = created;
+  const after = write.metadata !== undefined ? created : unchanged;
   try {
-    await transactUnit(gateway, workspace, { actions: mergeRows.map((row): TransactionAction => ["upsert", row, "Merge"]), guards });
+    await transactUnit(gateway, workspace, stamp, {
+      actions: mergeRows.map((row): TransactionAction => ["upsert", row, "Merge"]),
+      guards,
+      changes: [{ kind: "relation.updated", relationId: write.id, after }],
+    });
     return { created: false };
   } catch (error) {
     if (classifyStorageError(error) === "not-found") throw new NotFoundError(ENDPOINT_MISSING);
@@ -75,6 +89,9 @@ export async function createRelations(
         order: orderKey(stamp.now, i + 1),
       }).map((row): TransactionAction => ["create", row]),
       guards: [relation.fromEntityId, relation.toEntityId],
+      changes: [
+        { kind: "relation.created" as const, relationId: relation.id, after: relationStateOfWrite(relation, relation.metadata ?? {}) },
+      ],
     }))
     // Relations that share a source go together, so they share its guard.
     .sort((a, b) => compareText(a.relation.fromEntityId, b.relation.fromEntityId));
@@ -85,7 +102,7 @@ export async function createRelations(
     if (absent.length > 0) return { created: [], missingEntityIds: absent };
   }
   const outcome = { created: [] as string[], missing: new Set<string>() };
-  await forEachLimited(batches, CONCURRENCY, (batch) => commitRelations(gateway, workspace, batch.units, outcome, options));
+  await forEachLimited(batches, CONCURRENCY, (batch) => commitRelations(gateway, workspace, stamp, batch.units, outcome, options));
   return { created: outcome.created, missingEntityIds: [...outcome.missing] };
 }
 
@@ -97,6 +114,7 @@ export async function createRelations(
 function commitRelations(
   gateway: TableGateway,
   workspace: string,
+  stamp: Stamp,
   units: RelationUnit[],
   outcome: { created: string[]; missing: Set<string> },
   options: { allOrNothing: boolean; progress?: Progress },
@@ -118,23 +136,34 @@ function commitRelations(
       if (options.allOrNothing && absent.length > 0) return;
     }
     if (pending.length === 0) return;
-    for (const batch of pack(workspace, pending)) await gateway.transact(batch.actions);
+    for (const batch of pack(workspace, pending)) await commitBatch(gateway, workspace, stamp, batch);
     outcome.created.push(...pending.map((unit) => unit.relation.id));
     options.progress?.(pending.length);
   });
 }
 
-export async function deleteRelations(gateway: TableGateway, workspace: string, relations: readonly RelationRef[]): Promise<void> {
+export async function deleteRelations(
+  gateway: TableGateway,
+  workspace: string,
+  actor: Actor,
+  relations: readonly RelationRef[],
+): Promise<void> {
   const distinct = [...new Map(relations.map((relation) => [relation.id, relation])).values()];
+  const stamp = stampOf(actor);
   // 404: a row went away (a concurrent delete). Read again.
   await retrying({ retryOn: ["not-found"], exhausted: "conflict" }, async () => {
     const stored = await Promise.all(distinct.map((relation) => gateway.pointRead(workspace, rowKey.relation(relation.id))));
-    const units = distinct
-      .filter((_, i) => stored[i] !== undefined)
-      .map((relation): Unit => ({
-        actions: relationRowKeys(relation).map((key) => deleteAction(workspace, key)),
-      }));
-    await commitUnits(gateway, workspace, units);
+    const units = distinct.flatMap((relation, i): Unit[] => {
+      const row = stored[i];
+      if (!row) return [];
+      return [
+        {
+          actions: relationRowKeys(relation).map((key) => deleteAction(workspace, key)),
+          changes: [{ kind: "relation.deleted", relationId: relation.id, before: relationStateOf(row) }],
+        },
+      ];
+    });
+    await commitUnits(gateway, workspace, stamp, units);
   });
 }
 

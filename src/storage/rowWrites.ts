@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { observationId } from "../domain/ids.js";
 import type { Actor } from "../domain/model.js";
 import { orderKey } from "../domain/order.js";
@@ -9,22 +10,26 @@ import { kindOf, type EntityRow, type ObservationRow, type RelationRow, type Sto
 
 export type Row = Record<string, unknown> & { partitionKey: string; rowKey: string };
 
-/** When a write happens and who makes it: every row a write creates or changes is stamped with both. */
+/**
+ * When a write happens and who makes it: every row a write creates or changes is stamped with both;
+ * `call` ties together the events of a call that takes several transactions.
+ */
 export interface Stamp {
   now: string;
   actor: Actor;
+  call: string;
 }
 
-export const stampOf = (actor: Actor): Stamp => ({ now: new Date().toISOString(), actor });
+export const stampOf = (actor: Actor): Stamp => ({ now: new Date().toISOString(), actor, call: randomUUID() });
 
 /** The fields of a row being created: created and updated, at once, by the actor. */
 export function creation({ now, actor }: Stamp) {
-  return { createdAt: now, updatedAt: now, createdBy: actor, updatedBy: actor };
+  return { createdAt: now, updatedAt: now, createdBy: actor.principal, updatedBy: actor.principal };
 }
 
 /** The fields a change merges into an existing row: createdAt and createdBy are left as they are. */
 export function update({ now, actor }: Stamp) {
-  return { updatedAt: now, updatedBy: actor };
+  return { updatedAt: now, updatedBy: actor.principal };
 }
 
 /** A new entity row, with its position in the call that creates it (see orderKey). */
@@ -67,7 +72,7 @@ export function newObservationRows(
       content,
       order: orderKey(now, added.length),
       createdAt: now,
-      createdBy: actor,
+      createdBy: actor.principal,
     };
     rows.push({ partitionKey: workspace, rowKey: key, ...row });
   }

@@ -81,7 +81,7 @@ export function kindOf(row: StoredRow): RowKind | undefined {
   return typeof row.kind === "string" ? (row.kind as RowKind) : undefined;
 }
 
-function parseMetadata(text: unknown): Metadata {
+export function parseMetadata(text: unknown): Metadata {
   if (typeof text !== "string" || text === "") return {};
   try {
     const value: unknown = JSON.parse(text);

@@ -2,6 +2,7 @@ import type { Actor, Direction, EntityNode, ReadMode, Relation } from "../domain
 import type {
   EntitySummary,
   EntityWrite,
+  EventQuery,
   GraphStore,
   NewEntity,
   ObservationChange,
@@ -18,6 +19,9 @@ import { addObservations, deleteObservations } from "./observations.js";
 import { getEntities, getEntityRelations, readGraph, scanEntities } from "./reads.js";
 import { createRelations, deleteRelations, upsertRelation } from "./relations.js";
 import { TableTagStore } from "./tableTagStore.js";
+import { changesSince, historyStart, readEvents } from "./history.js";
+import { HistoryPruner } from "./retention.js";
+import type { ChangeEvent, FeedPosition } from "../domain/history.js";
 
 /**
  * The GraphStore port on Table Storage (key layout in keys.ts, concurrency rules in transactions.ts).
@@ -25,11 +29,16 @@ import { TableTagStore } from "./tableTagStore.js";
  */
 export class TableGraphStore implements GraphStore {
   private readonly gateway: TableGateway;
+  private readonly feedLatenessMs: number;
   readonly tags: TableTagStore;
+
+  private readonly pruner: HistoryPruner;
 
   constructor(storage: StorageConnection) {
     this.gateway = storage.gateway;
-    this.tags = new TableTagStore(storage);
+    this.feedLatenessMs = storage.feedLatenessMs;
+    this.pruner = new HistoryPruner(storage.gateway, storage.historyRetentionDays);
+    this.tags = new TableTagStore(storage, this.pruner);
   }
 
   getEntitySummary(workspace: string, entityId: string): Promise<EntitySummary | undefined> {
@@ -37,11 +46,11 @@ export class TableGraphStore implements GraphStore {
   }
 
   upsertEntity(workspace: string, actor: Actor, write: EntityWrite): Promise<{ created: boolean; addedObservations: string[] }> {
-    return upsertEntity(this.gateway, workspace, actor, write);
+    return this.pruner.after(workspace, upsertEntity(this.gateway, workspace, actor, write));
   }
 
   upsertRelation(workspace: string, actor: Actor, write: RelationWrite): Promise<{ created: boolean }> {
-    return upsertRelation(this.gateway, workspace, actor, write);
+    return this.pruner.after(workspace, upsertRelation(this.gateway, workspace, actor, write));
   }
 
   getEntityRelations(workspace: string, entityId: string, direction: Direction): Promise<Relation[] | undefined> {
@@ -61,7 +70,7 @@ export class TableGraphStore implements GraphStore {
   }
 
   createEntities(workspace: string, actor: Actor, entities: readonly NewEntity[], progress?: Progress): Promise<{ created: string[] }> {
-    return createEntities(this.gateway, workspace, actor, entities, progress);
+    return this.pruner.after(workspace, createEntities(this.gateway, workspace, actor, entities, progress));
   }
 
   addObservations(
@@ -69,7 +78,7 @@ export class TableGraphStore implements GraphStore {
     actor: Actor,
     changes: readonly ObservationChange[],
   ): Promise<{ missing: string[]; added: Map<string, string[]> }> {
-    return addObservations(this.gateway, workspace, actor, changes);
+    return this.pruner.after(workspace, addObservations(this.gateway, workspace, actor, changes));
   }
 
   createRelations(
@@ -78,18 +87,30 @@ export class TableGraphStore implements GraphStore {
     relations: readonly RelationWrite[],
     options: { allOrNothing: boolean; progress?: Progress },
   ): Promise<{ created: string[]; missingEntityIds: string[] }> {
-    return createRelations(this.gateway, workspace, actor, relations, options);
+    return this.pruner.after(workspace, createRelations(this.gateway, workspace, actor, relations, options));
   }
 
-  deleteEntities(workspace: string, entityIds: readonly string[]): Promise<void> {
-    return deleteEntities(this.gateway, workspace, entityIds);
+  deleteEntities(workspace: string, actor: Actor, entityIds: readonly string[]): Promise<void> {
+    return this.pruner.after(workspace, deleteEntities(this.gateway, workspace, actor, entityIds));
   }
 
-  deleteObservations(workspace: string, changes: readonly ObservationChange[]): Promise<void> {
-    return deleteObservations(this.gateway, workspace, changes);
+  deleteObservations(workspace: string, actor: Actor, changes: readonly ObservationChange[]): Promise<void> {
+    return this.pruner.after(workspace, deleteObservations(this.gateway, workspace, actor, changes));
   }
 
-  deleteRelations(workspace: string, relations: readonly RelationRef[]): Promise<void> {
-    return deleteRelations(this.gateway, workspace, relations);
+  deleteRelations(workspace: string, actor: Actor, relations: readonly RelationRef[]): Promise<void> {
+    return this.pruner.after(workspace, deleteRelations(this.gateway, workspace, actor, relations));
+  }
+
+  changesSince(workspace: string, position?: FeedPosition): Promise<{ events: ChangeEvent[]; position: FeedPosition }> {
+    return changesSince(this.gateway, workspace, this.feedLatenessMs, position);
+  }
+
+  events(workspace: string, query: EventQuery): Promise<ChangeEvent[]> {
+    return readEvents(this.gateway, workspace, query);
+  }
+
+  historyStart(workspace: string): Promise<{ first?: ChangeEvent; prunedBefore?: string }> {
+    return historyStart(this.gateway, workspace);
   }
 }

@@ -1,10 +1,11 @@
-import type { EntityNode, TagDefinition, TagUsage } from "../domain/model.js";
+import type { Actor, EntityNode, TagDefinition, TagUsage } from "../domain/model.js";
 import { compareText } from "../domain/order.js";
 import type { TagChange, TagRef, TagStore, TagTarget } from "../domain/store.js";
 import type { StorageConnection } from "./client.js";
 import type { TableGateway } from "./gateway.js";
 import { keyRange } from "./keys.js";
 import { assembleEntity, toTagDefinition } from "./rows.js";
+import type { HistoryPruner } from "./retention.js";
 import { addTags, defineTag, deleteTags, INDEX_COLUMNS, removeTags } from "./tagWrites.js";
 
 const text = (value: unknown): string => (typeof value === "string" ? value : "");
@@ -16,16 +17,19 @@ const text = (value: unknown): string => (typeof value === "string" ? value : ""
 export class TableTagStore implements TagStore {
   private readonly gateway: TableGateway;
 
-  constructor(storage: StorageConnection) {
+  constructor(
+    storage: StorageConnection,
+    private readonly pruner: HistoryPruner,
+  ) {
     this.gateway = storage.gateway;
   }
 
-  addTags(workspace: string, target: TagTarget, tags: readonly TagRef[]): Promise<TagChange> {
-    return addTags(this.gateway, workspace, target, tags);
+  addTags(workspace: string, actor: Actor, target: TagTarget, tags: readonly TagRef[]): Promise<TagChange> {
+    return this.pruner.after(workspace, addTags(this.gateway, workspace, actor, target, tags));
   }
 
-  removeTags(workspace: string, target: TagTarget, tags: readonly TagRef[]): Promise<TagChange> {
-    return removeTags(this.gateway, workspace, target, tags);
+  removeTags(workspace: string, actor: Actor, target: TagTarget, tags: readonly TagRef[]): Promise<TagChange> {
+    return this.pruner.after(workspace, removeTags(this.gateway, workspace, actor, target, tags));
   }
 
   async entitiesByTag(workspace: string, tagId: string, limit: number): Promise<{ nodes: EntityNode[]; total: number }> {
@@ -45,9 +49,10 @@ export class TableTagStore implements TagStore {
 
   defineTag(
     workspace: string,
+    actor: Actor,
     tag: TagRef & { category?: string; description?: string },
   ): Promise<{ tag: TagDefinition; created: boolean }> {
-    return defineTag(this.gateway, workspace, tag);
+    return this.pruner.after(workspace, defineTag(this.gateway, workspace, actor, tag));
   }
 
   async tagUsage(workspace: string): Promise<TagUsage[]> {
@@ -69,7 +74,11 @@ export class TableTagStore implements TagStore {
     return [...usage.values()];
   }
 
-  deleteTags(workspace: string, tags: readonly TagRef[]): Promise<{ deleted: string[]; entities: number; observations: number }> {
-    return deleteTags(this.gateway, workspace, tags);
+  deleteTags(
+    workspace: string,
+    actor: Actor,
+    tags: readonly TagRef[],
+  ): Promise<{ deleted: string[]; entities: number; observations: number }> {
+    return this.pruner.after(workspace, deleteTags(this.gateway, workspace, actor, tags));
   }
 }

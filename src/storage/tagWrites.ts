@@ -1,11 +1,23 @@
 import { odata, type TransactionAction } from "@azure/data-tables";
-import type { TagDefinition } from "../domain/model.js";
+import type { Change } from "../domain/history.js";
+import type { Actor, TagDefinition } from "../domain/model.js";
 import type { TagChange, TagRef, TagTarget } from "../domain/store.js";
 import type { TableGateway } from "./gateway.js";
 import { keyRange, rowKey, tagLinkKeys } from "./keys.js";
 import { retrying } from "./retrying.js";
 import { kindOf, tagPairOf, toTagDefinition, type StoredRow, type TagLinkRow, type TagRow } from "./rows.js";
-import { commitUnits, CONCURRENCY, deleteAction, forEachLimited, rowGuard, type Unit } from "./transactions.js";
+import { deletionOf } from "./changes.js";
+import { stampOf, type Stamp } from "./rowWrites.js";
+import {
+  commitBatch,
+  commitWithFinals,
+  CONCURRENCY,
+  deleteAction,
+  forEachLimited,
+  rowGuard,
+  transactUnit,
+  type Unit,
+} from "./transactions.js";
 
 /**
  * Writing tags (layout in keys.ts, concurrency rules in transactions.ts). A tag on an entity or an
@@ -19,7 +31,14 @@ const text = (value: unknown): string => (typeof value === "string" ? value : ""
 /** Index columns a tag's rows need to find their pairs, and to be counted. */
 export const INDEX_COLUMNS = ["RowKey", "kind", "tagId", "tagName", "entityId", "entityName", "observationId"];
 
-export function addTags(gateway: TableGateway, workspace: string, target: TagTarget, tags: readonly TagRef[]): Promise<TagChange> {
+export function addTags(
+  gateway: TableGateway,
+  workspace: string,
+  actor: Actor,
+  target: TagTarget,
+  tags: readonly TagRef[],
+): Promise<TagChange> {
+  const stamp = stampOf(actor);
   // 409: a concurrent call added one of these tags; 404: the entity or observation was deleted meanwhile. Read again.
   return retrying({ retryOn: ["entity-exists", "not-found"] }, async (): Promise<TagChange> => {
     const rows = await readTarget(gateway, workspace, target);
@@ -51,13 +70,28 @@ export function addTags(gateway: TableGateway, workspace: string, target: TagTar
         ["upsert", { partitionKey: workspace, rowKey: rowKey.tag(tag.id), ...definition }, "Merge"],
       ];
     });
-    await gateway.transact([...guards, ...writes]);
+    const changes = fresh.map((tag): Change => ({
+      kind: "tag.created",
+      entityId: target.entityId,
+      entityName,
+      ...(target.observationId !== undefined ? { observationId: target.observationId } : {}),
+      tagName: tag.name,
+    }));
+    // The guards are rows of their own here (an observation's too), not entity guards the packer adds: one transaction, as before.
+    await commitBatch(gateway, workspace, stamp, { actions: [...guards, ...writes], units: [], changes, conditions: new Map() });
     return { status: "done", tags: fresh.map((tag) => tag.name) };
   });
 }
 
-export function removeTags(gateway: TableGateway, workspace: string, target: TagTarget, tags: readonly TagRef[]): Promise<TagChange> {
+export function removeTags(
+  gateway: TableGateway,
+  workspace: string,
+  actor: Actor,
+  target: TagTarget,
+  tags: readonly TagRef[],
+): Promise<TagChange> {
   const wanted = new Set(tags.map((tag) => tag.id));
+  const stamp = stampOf(actor);
   // 404: a concurrent call removed one of them, or deleted the entity or observation. Read again.
   return retrying({ retryOn: ["not-found"], exhausted: "conflict" }, async (): Promise<TagChange> => {
     const rows = await readTarget(gateway, workspace, target);
@@ -65,7 +99,12 @@ export function removeTags(gateway: TableGateway, workspace: string, target: Tag
     if (missing) return missing;
     const links = linksOf(target, rows).filter((row) => wanted.has(text(row.tagId)));
     const removed = new Set(links.map((row) => text(row.tagId)));
-    await gateway.transact(links.flatMap((row) => pairDeletion(workspace, row)));
+    await commitBatch(gateway, workspace, stamp, {
+      actions: links.flatMap((row) => pairDeletion(workspace, row)),
+      units: [],
+      changes: links.flatMap((row) => deletionOf(row, new Map()) ?? []),
+      conditions: new Map(),
+    });
     return { status: "done", tags: tags.filter((tag) => removed.has(tag.id)).map((tag) => tag.name) };
   });
 }
@@ -73,9 +112,11 @@ export function removeTags(gateway: TableGateway, workspace: string, target: Tag
 export function defineTag(
   gateway: TableGateway,
   workspace: string,
+  actor: Actor,
   tag: TagRef & { category?: string; description?: string },
 ): Promise<{ tag: TagDefinition; created: boolean }> {
   const key = rowKey.tag(tag.id);
+  const stamp = stampOf(actor);
   // Created, changed or deleted concurrently: read again.
   return retrying({ retryOn: ["entity-exists", "precondition-failed", "not-found"] }, async () => {
     const stored = await gateway.pointRead(workspace, key);
@@ -83,7 +124,12 @@ export function defineTag(
     if (!stored) {
       const definition = { name: tag.name, category: tag.category ?? "", description: tag.description ?? "" };
       const row: TagRow = { kind: "tag", ...definition, updatedAt: now };
-      await gateway.createRow({ partitionKey: workspace, rowKey: key, ...row });
+      await transactUnit(gateway, workspace, stamp, {
+        actions: [["create", { partitionKey: workspace, rowKey: key, ...row }]],
+        changes: [
+          { kind: "tag.created", tagName: tag.name, after: { category: definition.category, description: definition.description } },
+        ],
+      });
       return { tag: definition, created: true };
     }
     const changes: TagRow = {
@@ -94,22 +140,32 @@ export function defineTag(
       updatedAt: now,
     };
     // On the ETag read, so the values returned for what was not given are the stored ones.
-    await gateway.updateRow({ partitionKey: workspace, rowKey: key, ...changes }, "Merge", stored.etag);
     const before = toTagDefinition(stored);
-    return {
-      tag: { name: tag.name, category: tag.category ?? before.category, description: tag.description ?? before.description },
-      created: false,
-    };
+    const after = { name: tag.name, category: tag.category ?? before.category, description: tag.description ?? before.description };
+    await transactUnit(gateway, workspace, stamp, {
+      actions: [["update", { partitionKey: workspace, rowKey: key, ...changes }, "Merge", { etag: stored.etag }]],
+      changes: [
+        {
+          kind: "tag.updated",
+          tagName: tag.name,
+          before: { category: before.category, description: before.description },
+          after: { category: after.category, description: after.description },
+        },
+      ],
+    });
+    return { tag: after, created: false };
   });
 }
 
 export async function deleteTags(
   gateway: TableGateway,
   workspace: string,
+  actor: Actor,
   tags: readonly TagRef[],
 ): Promise<{ deleted: string[]; entities: number; observations: number }> {
   const outcome = { deleted: new Set<string>(), entities: 0, observations: 0 };
-  await forEachLimited(tags, CONCURRENCY, (tag) => deleteTag(gateway, workspace, tag, outcome));
+  const stamp = stampOf(actor);
+  await forEachLimited(tags, CONCURRENCY, (tag) => deleteTag(gateway, workspace, stamp, tag, outcome));
   return {
     deleted: tags.filter((tag) => outcome.deleted.has(tag.id)).map((tag) => tag.name),
     entities: outcome.entities,
@@ -125,6 +181,7 @@ export async function deleteTags(
 function deleteTag(
   gateway: TableGateway,
   workspace: string,
+  stamp: Stamp,
   tag: TagRef,
   outcome: { deleted: Set<string>; entities: number; observations: number },
 ): Promise<void> {
@@ -133,14 +190,29 @@ function deleteTag(
     const definition = await gateway.pointRead(workspace, rowKey.tag(tag.id));
     const index = await gateway.queryRange(workspace, keyRange.tagIndex(tag.id), INDEX_COLUMNS);
     if (!definition && index.length === 0) return;
-    const units = index.map((row): Unit & { row: StoredRow } => ({ row, actions: pairDeletion(workspace, row) }));
-    await commitUnits(gateway, workspace, units, (batch) => {
-      for (const { row } of batch.units) {
-        if (text(row.observationId)) outcome.observations += 1;
+    const units = index.map((row): Unit & { row: StoredRow } => ({
+      row,
+      actions: pairDeletion(workspace, row),
+      changes: [deletionOf(row, new Map())!],
+    }));
+    const stored = definition ? toTagDefinition(definition) : undefined;
+    const finals: Unit[] = stored
+      ? [
+          {
+            actions: [deleteAction(workspace, rowKey.tag(tag.id))],
+            conditions: new Map([[rowKey.tag(tag.id), definition!.etag]]),
+            changes: [{ kind: "tag.deleted", tagName: tag.name, before: { category: stored.category, description: stored.description } }],
+          },
+        ]
+      : [];
+    const counted = new Set<Unit>(units);
+    await commitWithFinals(gateway, workspace, stamp, units, finals, undefined, (done) => {
+      for (const unit of done) {
+        if (!counted.delete(unit)) continue; // the definition's own unit
+        if (text((unit as (typeof units)[number]).row.observationId)) outcome.observations += 1;
         else outcome.entities += 1;
       }
     });
-    if (definition) await gateway.deleteRow(workspace, rowKey.tag(tag.id), definition.etag);
     outcome.deleted.add(tag.id);
   });
 }

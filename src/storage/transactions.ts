@@ -1,8 +1,11 @@
 import type { TransactionAction } from "@azure/data-tables";
 import { forEachLimited } from "../domain/concurrency.js";
+import type { Change } from "../domain/history.js";
 import { LIMITS } from "../domain/limits.js";
+import { changeChars, EVENT_MAX_CHARS, eventAction } from "./events.js";
 import type { TableGateway } from "./gateway.js";
 import { rowKey } from "./keys.js";
+import type { Stamp } from "./rowWrites.js";
 
 /**
  * The adapter's concurrency rules, stated once (other storage modules point here). There are no
@@ -23,6 +26,11 @@ import { rowKey } from "./keys.js";
  *    that stops part-way leaves an entity with less attached, never a row that outlives its entity, and
  *    a retry completes it. Rows read while their entity row is absent are never trusted as stored.
  * 5. Races are settled by reading again and deciding again (retrying.ts), a bounded number of times.
+ * 6. Events ride in the transaction. Every transaction a write commits carries one event row
+ *    (events.ts) describing its changes, so a change and its event commit together or not at all.
+ *    `pack` keeps one operation and the event's bytes free for it; `commitBatch` adds it. An entity row
+ *    (or tag definition) is deleted with If-Match on the ETag read inside a transaction with its
+ *    event: the gateway sets that sub-request's If-Match (gateway.ts, ConditionalDeletes).
  */
 
 /** Transactions of one call in flight at once: enough to hide latency, few enough not to be throttled. */
@@ -30,26 +38,33 @@ export const CONCURRENCY = 8;
 
 /**
  * Packing writes into entity-group transactions (one partition, at most 100 operations, a bounded
- * payload, and each row at most once per transaction).
+ * payload, and each row at most once per transaction), each with its event row (rule 6).
  *
  * A unit is a group of actions that must commit together (for example a relation's canonical row and
  * its two edge rows), plus the entities it hangs rows off, whose guards (rule 1) each transaction
- * carries, once per transaction.
+ * carries, once per transaction, and the changes its event records.
  */
 export interface Unit {
   actions: TransactionAction[];
   /** Entity ids whose rows this unit's transaction must merge. */
   guards?: readonly string[];
+  /** What the unit changes, for the transaction's event. */
+  changes?: readonly Change[];
+  /** Deletes among `actions` that must hold If-Match on this ETag (row key -> ETag). */
+  conditions?: ReadonlyMap<string, string>;
 }
 
 export interface Batch<U extends Unit> {
   actions: TransactionAction[];
   units: U[];
+  changes: Change[];
+  conditions: Map<string, string>;
 }
 
 interface OpenBatch<U extends Unit> extends Batch<U> {
   keys: Set<string>;
   bytes: number;
+  eventChars: number;
 }
 
 /** How many of the most recent open transactions a unit may still be added to (first fit, bounded). */
@@ -57,6 +72,8 @@ const OPEN_BATCHES = 4;
 
 const keyOf = (action: TransactionAction): string => String(action[1].rowKey);
 const bytesOf = (action: TransactionAction): number => Buffer.byteLength(JSON.stringify(action[1]), "utf8");
+/** The event's changes are JSON stored in a string property, so serialised twice: escaping can double them. */
+const eventBytesOf = (chars: number): number => 2 * chars;
 
 function guardAction(workspace: string, entityId: string): TransactionAction {
   return rowGuard(workspace, rowKey.entity(entityId));
@@ -69,22 +86,30 @@ export function rowGuard(workspace: string, key: string): TransactionAction {
 }
 
 /**
- * Packs units, in order, into as few transactions as the limits allow. A unit goes into the first of
- * the last few open transactions it fits (so small units fill the gaps big ones leave); a unit is
- * never split. Throws if a unit alone exceeds the limits: callers split such work themselves.
+ * Packs units, in order, into as few transactions as the limits allow, keeping one operation and
+ * the event's share of the payload free in each for its event row. A unit goes into the first of the
+ * last few open transactions it fits (so small units fill the gaps big ones leave); a unit is never
+ * split. Throws if a unit alone exceeds the limits: callers split such work themselves (see fitsAlone).
  */
 export function pack<U extends Unit>(workspace: string, units: readonly U[], maxOperations: number = LIMITS.batchOperations): Batch<U>[] {
   const batches: OpenBatch<U>[] = [];
+  const operations = maxOperations - 1; // the event row's
   for (const unit of units) {
     const unitBytes = unit.actions.reduce((sum, action) => sum + bytesOf(action), 0);
+    const unitChars = (unit.changes ?? []).reduce((sum, change) => sum + changeChars(change), 0);
     const fits = (batch: OpenBatch<U>) => {
       if (unit.actions.some((action) => batch.keys.has(keyOf(action)))) return false;
       const newGuards = (unit.guards ?? []).filter((id) => !batch.keys.has(rowKey.entity(id))).length;
-      return batch.actions.length + unit.actions.length + newGuards <= maxOperations && batch.bytes + unitBytes <= LIMITS.batchPayloadBytes;
+      const chars = batch.eventChars + unitChars;
+      return (
+        batch.actions.length + unit.actions.length + newGuards <= operations &&
+        chars <= EVENT_MAX_CHARS &&
+        batch.bytes + unitBytes + eventBytesOf(chars) <= LIMITS.batchPayloadBytes
+      );
     };
     let target = batches.slice(-OPEN_BATCHES).find(fits);
     if (!target) {
-      target = { actions: [], units: [], keys: new Set(), bytes: 0 };
+      target = { actions: [], units: [], changes: [], conditions: new Map(), keys: new Set(), bytes: 0, eventChars: 0 };
       if (!fits(target)) throw new Error(`A unit of ${unit.actions.length} operations does not fit one transaction.`);
       batches.push(target);
     }
@@ -99,12 +124,25 @@ export function pack<U extends Unit>(workspace: string, units: readonly U[], max
       target.actions.push(action);
     }
     target.bytes += unitBytes;
+    target.eventChars += unitChars;
+    target.changes.push(...(unit.changes ?? []));
+    for (const [key, etag] of unit.conditions ?? []) target.conditions.set(key, etag);
     target.units.push(unit);
   }
-  return batches.map(({ actions, units: packed }) => ({ actions, units: packed }));
+  return batches.map(({ actions, units: packed, changes, conditions }) => ({ actions, units: packed, changes, conditions }));
 }
 
-/** Splits actions into transactions of at most `maxOperations` operations and the payload limit. */
+/** Whether the unit fits one transaction by itself (with its guards and event). */
+export function fitsAlone(workspace: string, unit: Unit): boolean {
+  try {
+    pack(workspace, [unit]);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Splits actions into transactions of at most `maxOperations` operations and the payload limit (no events: the bench floor's). */
 export function chunkActions(actions: TransactionAction[], maxOperations: number): TransactionAction[][] {
   const batches: TransactionAction[][] = [];
   let current: TransactionAction[] = [];
@@ -125,39 +163,76 @@ export function chunkActions(actions: TransactionAction[], maxOperations: number
 
 export const deleteAction = (workspace: string, key: string): TransactionAction => ["delete", { partitionKey: workspace, rowKey: key }];
 
+/** Commits one packed transaction with its event row (rule 6). */
+export function commitBatch(gateway: TableGateway, workspace: string, stamp: Stamp, batch: Batch<Unit>): Promise<void> {
+  if (batch.actions.length === 0) return Promise.resolve();
+  return gateway.transact([...batch.actions, eventAction(workspace, stamp, batch.changes)], batch.conditions);
+}
+
 /** Packs the units and commits the transactions, CONCURRENCY at a time; `committed` hears of each. */
 export function commitUnits<U extends Unit>(
   gateway: TableGateway,
   workspace: string,
+  stamp: Stamp,
   units: readonly U[],
   committed?: (batch: Batch<U>) => void,
 ): Promise<void> {
   return forEachLimited(pack(workspace, units), CONCURRENCY, async (batch) => {
-    await gateway.transact(batch.actions);
+    await commitBatch(gateway, workspace, stamp, batch);
     committed?.(batch);
   });
 }
 
 /**
- * Writes `head` plus `rest` in as few transactions as the limits allow. `head` goes in the first;
- * every later transaction also carries the guard of `guardEntityId` (rule 1).
+ * Commits the units' transactions one after another, in order: for a write whose first unit creates
+ * or changes the entity row that every later transaction guards (rule 1), so none can run before it.
  */
-export async function submitGuarded(
+export async function commitInOrder(gateway: TableGateway, workspace: string, stamp: Stamp, units: readonly Unit[]): Promise<void> {
+  for (const batch of pack(workspace, units)) await commitBatch(gateway, workspace, stamp, batch);
+}
+
+/**
+ * Commits `units`, then the `finals` (each one transaction, in parallel): for deletes whose last
+ * step, an ETag-checked delete of the row everything hangs off (rules 3 and 4), must come after its
+ * dependents. The event row of each transaction costs one operation; to keep the number of
+ * transactions what it was before events existed (docs/architecture.md, round trips), the units that
+ * no longer fit that many transactions ride in a final instead, when `joins` allows (a final commits
+ * its dependents atomically with the row they hang off). Units that fit no final stay a transaction
+ * of their own.
+ */
+export async function commitWithFinals(
   gateway: TableGateway,
   workspace: string,
-  head: TransactionAction[],
-  rest: TransactionAction[],
-  guardEntityId: string,
+  stamp: Stamp,
+  units: readonly Unit[],
+  finals: readonly Unit[],
+  joins: (unit: Unit, final: Unit) => boolean = () => true,
+  committed?: (units: readonly Unit[]) => void,
 ): Promise<void> {
-  const batches = chunkActions(rest, LIMITS.batchOperations - 1);
-  await gateway.transact([...head, ...(batches[0] ?? [])]);
-  for (const batch of batches.slice(1)) await transactUnit(gateway, workspace, { actions: batch, guards: [guardEntityId] });
+  const before = pack(workspace, units, LIMITS.batchOperations + 1).length; // the packing without event rows
+  const batches = pack(workspace, units);
+  const overflow = batches.splice(before).flatMap((batch) => batch.units);
+  const finalUnits = finals.map((final) => [final]);
+  const left: Unit[] = [];
+  for (const unit of overflow) {
+    const target = finalUnits.find((group) => joins(unit, group[0]!) && pack(workspace, [...group, unit]).length === 1);
+    if (target) target.push(unit);
+    else left.push(unit);
+  }
+  batches.push(...pack(workspace, left));
+  await forEachLimited(batches, CONCURRENCY, async (batch) => {
+    await commitBatch(gateway, workspace, stamp, batch);
+    committed?.(batch.units);
+  });
+  await forEachLimited(finalUnits, finalUnits.length, async (group) => {
+    await commitInOrder(gateway, workspace, stamp, group);
+    committed?.(group);
+  });
 }
 
 /** One unit (with its guards) as one transaction. */
-export function transactUnit(gateway: TableGateway, workspace: string, unit: Unit): Promise<void> {
-  const [batch] = pack(workspace, [unit]);
-  return gateway.transact(batch?.actions ?? []);
+export function transactUnit(gateway: TableGateway, workspace: string, stamp: Stamp, unit: Unit): Promise<void> {
+  return commitInOrder(gateway, workspace, stamp, [unit]);
 }
 
 export { forEachLimited };

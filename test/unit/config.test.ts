@@ -45,7 +45,7 @@ describe("readSettings", () => {
     const defaults = readSettings({}, "local");
     expect(defaults).toMatchObject({
       storage: { kind: "none", tableName: "memorygraph" },
-      storageClient: { timeoutMs: 10_000, maxRetries: 2 },
+      storageClient: { timeoutMs: 10_000, maxRetries: 2, historyRetentionDays: 0 },
       azuriteFolder: ".azurite",
       requestTimeoutMs: 120_000,
       listen: { host: "127.0.0.1", port: 7071 },
@@ -67,7 +67,7 @@ describe("readSettings", () => {
     );
     expect(given).toMatchObject({
       storage: { kind: "identity", endpoint: "https://acct.table.core.windows.net", clientId: "id-1", tableName: "other1" },
-      storageClient: { timeoutMs: 500, maxRetries: 0 },
+      storageClient: { timeoutMs: 500, maxRetries: 0, historyRetentionDays: 0 },
       requestTimeoutMs: 900,
       azuriteFolder: "/data/memory",
       auth: { mode: { kind: "unset" } },

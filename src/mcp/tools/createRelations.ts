@@ -13,7 +13,7 @@ export const createRelations = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   exactOutputSchema: true,
   text: (result) => indentedJson(result.relations),
-  async handler(args, { memory, workspace, principal }) {
-    return { relations: await memory.createRelations(workspace, principal.id, args.relations) };
+  async handler(args, { memory, workspace, actor }) {
+    return { relations: await memory.createRelations(workspace, actor, args.relations) };
   },
 });

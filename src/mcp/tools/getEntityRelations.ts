@@ -2,6 +2,7 @@ import { z } from "zod";
 import { defineTool } from "../tool.js";
 import { authorshipFields, authorshipOf } from "../graphShapes.js";
 import { entityId, entityName, metadataOutput } from "../schemas.js";
+import { asOfInput } from "../historyShapes.js";
 
 export const getEntityRelations = defineTool({
   name: "get_entity_relations",
@@ -14,6 +15,7 @@ export const getEntityRelations = defineTool({
     entityId: entityId.optional(),
     entityName: entityName.optional(),
     direction: z.enum(["out", "in", "both"]).default("out"),
+    asOf: asOfInput,
   },
   output: {
     success: z.literal(true),
@@ -38,6 +40,7 @@ export const getEntityRelations = defineTool({
       workspace,
       { id: args.entityId, name: args.entityName },
       args.direction,
+      args.asOf,
     );
     return {
       success: true as const,

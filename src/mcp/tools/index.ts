@@ -9,11 +9,14 @@ import { deleteRelations } from "./deleteRelations.js";
 import { deleteTags } from "./deleteTags.js";
 import { getAllTags } from "./getAllTags.js";
 import { getEntitiesByTag } from "./getEntitiesByTag.js";
+import { getChanges } from "./getChanges.js";
+import { getEntityHistory } from "./getEntityHistory.js";
 import { getEntityRelations } from "./getEntityRelations.js";
 import { getTagUsage } from "./getTagUsage.js";
 import { openNodes } from "./openNodes.js";
 import { readGraph } from "./readGraph.js";
 import { removeTagsFromEntity } from "./removeTagsFromEntity.js";
+import { restoreEntity } from "./restoreEntity.js";
 import { searchNodes } from "./searchNodes.js";
 import { tagEntity } from "./tagEntity.js";
 import { tagObservation } from "./tagObservation.js";
@@ -47,4 +50,8 @@ export const ALL_TOOLS: readonly AnyTool[] = [
   defineTag,
   getTagUsage,
   deleteTags,
+  // history: the change feed
+  getChanges,
+  getEntityHistory,
+  restoreEntity,
 ];

@@ -3,6 +3,7 @@ import { LIMITS } from "../../domain/limits.js";
 import { defineTool } from "../tool.js";
 import { resultLimit } from "../schemas.js";
 import { graphOutput, toGraphOutput } from "../graphShapes.js";
+import { asOfInput } from "../historyShapes.js";
 
 export const readGraph = defineTool({
   name: "read_graph",
@@ -19,12 +20,13 @@ export const readGraph = defineTool({
     limit: resultLimit.optional().describe(`Entities per page (1-${LIMITS.itemsPerCall}). Omit for everything.`),
     cursor: z.string().optional().describe("The cursor a previous page returned, unchanged."),
     mode: z.enum(["full", "names"]).optional().describe("'full' (default): observations and metadata too; 'names': names and types only."),
+    asOf: asOfInput.describe("An ISO 8601 time: the whole graph as it was then, rebuilt from the change history (no paging)."),
   },
   output: graphOutput,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async handler(args, { memory, workspace, toolsets }) {
     const mode = args.mode ?? "full";
-    const page = await memory.readGraph(workspace, { limit: args.limit, cursor: args.cursor, mode });
+    const page = await memory.readGraph(workspace, { limit: args.limit, cursor: args.cursor, mode, asOf: args.asOf });
     return toGraphOutput(workspace, page, mode, toolsets.has("tags"));
   },
 });

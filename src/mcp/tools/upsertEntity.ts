@@ -23,8 +23,8 @@ export const upsertEntity = defineTool({
     created: z.boolean().describe("true if the entity did not exist before this call"),
   },
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  async handler(args, { memory, workspace, principal }) {
-    const result = await memory.upsertEntity(workspace, principal.id, args);
+  async handler(args, { memory, workspace, actor }) {
+    const result = await memory.upsertEntity(workspace, actor, args);
     return { success: true as const, id: result.id, workspace, name: args.name, created: result.created };
   },
 });

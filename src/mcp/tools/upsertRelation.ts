@@ -26,8 +26,8 @@ export const upsertRelation = defineTool({
     relationType: z.string(),
   },
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  async handler(args, { memory, workspace, principal }) {
-    const result = await memory.upsertRelation(workspace, principal.id, {
+  async handler(args, { memory, workspace, actor }) {
+    const result = await memory.upsertRelation(workspace, actor, {
       from: { id: args.fromEntityId, name: args.from },
       to: { id: args.toEntityId, name: args.to },
       relationType: args.relationType,

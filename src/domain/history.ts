@@ -1,0 +1,127 @@
+import type { Metadata } from "./model.js";
+
+/**
+ * The change feed's vocabulary (docs/history.md). Every write records what it changed as events, in
+ * the same transaction as the change, so history never disagrees with state. One event is one
+ * transaction: it may hold many changes. A call split over several transactions leaves several
+ * events that share its `call` id.
+ */
+
+const CHANGE_SUBJECTS = ["entity", "observation", "relation", "tag"] as const;
+const CHANGE_ACTIONS = ["created", "updated", "deleted"] as const;
+type ChangeSubject = (typeof CHANGE_SUBJECTS)[number];
+type ChangeAction = (typeof CHANGE_ACTIONS)[number];
+export type ChangeKind = `${ChangeSubject}.${ChangeAction}`;
+export const CHANGE_KINDS: readonly ChangeKind[] = CHANGE_SUBJECTS.flatMap((subject) =>
+  CHANGE_ACTIONS.map((action): ChangeKind => `${subject}.${action}`),
+);
+
+/** An entity's own fields, as a change records them. */
+export interface EntityState {
+  name: string;
+  entityType: string;
+  metadata: Metadata;
+}
+
+/** A relation's fields, as a change records them. */
+export interface RelationState {
+  fromEntityId: string;
+  fromName: string;
+  toEntityId: string;
+  toName: string;
+  relationType: string;
+  metadata: Metadata;
+}
+
+/** A tag definition's fields (define_tag). */
+interface TagState {
+  category: string;
+  description: string;
+}
+
+/**
+ * One change. `entityId`/`entityName` name the entity it concerns (for a relation: absent, see
+ * before/after for both endpoints). `before` is the state the write replaced, `after` the state it
+ * left; a creation has no `before`, a deletion no `after`.
+ *
+ * - entity.*: before/after are EntityState. An update whose before-image was not read has none.
+ * - observation.created|deleted: `observationId` and `content`.
+ * - relation.*: `relationId`, before/after are RelationState. upsert_relation by names does not read
+ *   before it writes, so its relation.updated has no `before`: the relation's previous event holds it.
+ * - tag.* with `entityId`: a tag link (on the entity, or on `observationId`); tag.* without: a tag
+ *   definition (before/after are TagState).
+ */
+export interface Change {
+  kind: ChangeKind;
+  entityId?: string;
+  entityName?: string;
+  observationId?: string;
+  content?: string;
+  relationId?: string;
+  tagName?: string;
+  before?: EntityState | RelationState | TagState;
+  /** A relation.updated without new metadata leaves it out: the stored metadata stayed. */
+  after?: EntityState | RelationState | Omit<RelationState, "metadata"> | TagState;
+}
+
+/** One event: the changes of one transaction, who made them, through which tool, and when. */
+export interface ChangeEvent {
+  /** The event's position in the feed (its row key): events sort by it. */
+  id: string;
+  /** When it was written (ISO 8601, the writer's clock, to the millisecond). */
+  at: string;
+  principal: string;
+  tool: string;
+  /** Shared by the events of one call that took several transactions. */
+  call: string;
+  changes: Change[];
+}
+
+/**
+ * Where a reader of the feed stands: when it last read (its clock), and the events it was given
+ * that are still inside the lateness window (so a re-read of the window returns none twice).
+ */
+export interface FeedPosition {
+  readAt: number;
+  seen: string[];
+}
+
+/** The ids of every entity a change concerns (both endpoints of a relation). */
+export function entitiesOf(change: Change): string[] {
+  if (change.entityId !== undefined) return [change.entityId];
+  const state = (change.after ?? change.before) as Partial<RelationState> | undefined;
+  if (change.relationId === undefined || !state) return [];
+  return [...new Set([state.fromEntityId, state.toEntityId].filter((id): id is string => typeof id === "string"))];
+}
+
+const quoted = (text: string | undefined, max = 80) =>
+  text === undefined ? "''" : `'${text.length > max ? `${text.slice(0, max)}…` : text}'`;
+
+/** One line a person can read: what the change did. */
+function describeChange(change: Change): string {
+  const [subject, action] = change.kind.split(".") as [ChangeSubject, ChangeAction];
+  switch (subject) {
+    case "entity": {
+      const state = (change.after ?? change.before) as EntityState | undefined;
+      return `${action} entity ${quoted(change.entityName)}${state?.entityType ? ` (${state.entityType})` : ""}`;
+    }
+    case "observation":
+      return `${action === "created" ? "added" : "deleted"} observation ${quoted(change.content)} ${action === "created" ? "to" : "from"} ${quoted(change.entityName)}`;
+    case "relation": {
+      const state = (change.after ?? change.before) as RelationState | undefined;
+      return `${action} relation ${quoted(state?.fromName)} ${state?.relationType ?? "?"} ${quoted(state?.toName)}`;
+    }
+    case "tag":
+      if (change.entityId === undefined) return `${action} tag definition ${quoted(change.tagName)}`;
+      return `${action === "created" ? "tagged" : action === "deleted" ? "untagged" : "retagged"} ${
+        change.observationId !== undefined ? `an observation of ${quoted(change.entityName)}` : quoted(change.entityName)
+      } ${action === "deleted" ? "from" : "with"} ${quoted(change.tagName)}`;
+  }
+}
+
+/** A readable summary of an event: its changes, the first few in full and a count of the rest. */
+export function describeEvent(event: ChangeEvent, shown = 5): string {
+  const lines = event.changes.slice(0, shown).map(describeChange);
+  const rest = event.changes.length - lines.length;
+  return `${event.principal} via ${event.tool}: ${lines.join("; ")}${rest > 0 ? `; and ${rest} more change${rest === 1 ? "" : "s"}` : ""}`;
+}

@@ -1,0 +1,260 @@
+import type { CursorCodec } from "./cursor.js";
+import { ConflictError, NotFoundError, ValidationError } from "./errors.js";
+import { describeEvent, CHANGE_KINDS, type ChangeEvent, type ChangeKind } from "./history.js";
+import { entityId as entityIdOf, relationId, tagId, observationId as observationIdOf } from "./ids.js";
+import { LIMITS } from "./limits.js";
+import type { Actor, Direction, Entity, EntityNode, Relation } from "./model.js";
+import { GraphReplay } from "./replay.js";
+import type { GraphStore, RelationWrite } from "./store.js";
+import { subgraph } from "./subgraph.js";
+import { checkCount, checkEntityName, checkLimit, checkPrincipal } from "./validation.js";
+
+/**
+ * History over the change feed (docs/history.md): the workspace's changes, one entity's history,
+ * reads as of a past time, and restoring a deleted entity. Every answer is rebuilt from events.
+ */
+
+const DEFAULT_CHANGES_LIMIT = 50;
+
+export interface ChangesQuery {
+  since?: string;
+  until?: string;
+  entityName?: string;
+  kinds?: string[];
+  principal?: string;
+  order?: "newest" | "oldest";
+  limit?: number;
+  cursor?: string;
+}
+
+export interface ChangesPage {
+  events: (ChangeEvent & { summary: string })[];
+  cursor?: string;
+}
+
+export class HistoryService {
+  constructor(
+    private readonly store: GraphStore,
+    private readonly cursors: CursorCodec,
+  ) {}
+
+  async changes(workspace: string, query: ChangesQuery): Promise<ChangesPage> {
+    const since = query.since === undefined ? undefined : parseTime(query.since, "since");
+    const until = query.until === undefined ? undefined : parseTime(query.until, "until");
+    if (since !== undefined && until !== undefined && since > until) throw new ValidationError("since is after until: swap them.");
+    const kinds = query.kinds === undefined ? undefined : checkKinds(query.kinds);
+    if (query.entityName !== undefined) checkEntityName(query.entityName, "entityName");
+    if (query.principal !== undefined) checkPrincipal(query.principal, "principal");
+    const order = query.order ?? "newest";
+    const limit = query.limit ?? DEFAULT_CHANGES_LIMIT;
+    checkLimit(limit, "limit");
+    const scope = {
+      workspace,
+      tool: "get_changes" as const,
+      mode: JSON.stringify([query.since, query.until, query.entityName, kinds, query.principal, order]),
+    };
+    const after = query.cursor === undefined ? undefined : await this.cursors.decode(scope, query.cursor);
+    const events = await this.store.events(workspace, {
+      ...(since !== undefined ? { fromMs: since } : {}),
+      ...(until !== undefined ? { toMs: until + 1 } : {}),
+      ...(query.entityName !== undefined ? { entityId: entityIdOf(workspace, query.entityName) } : {}),
+      ...(query.principal !== undefined ? { principal: query.principal } : {}),
+    });
+    const matching = events
+      .map((event) => (kinds ? { ...event, changes: event.changes.filter((change) => kinds.has(change.kind)) } : event))
+      .filter((event) => event.changes.length > 0);
+    return this.page(matching, order, limit, after, (last) => this.cursors.encode(scope, last));
+  }
+
+  async entityHistory(
+    workspace: string,
+    ref: { id: string; label: string },
+    options: { limit?: number; cursor?: string },
+  ): Promise<ChangesPage> {
+    const limit = options.limit ?? DEFAULT_CHANGES_LIMIT;
+    checkLimit(limit, "limit");
+    const scope = { workspace, tool: "get_entity_history" as const, mode: ref.id };
+    const after = options.cursor === undefined ? undefined : await this.cursors.decode(scope, options.cursor);
+    const events = await this.store.events(workspace, { entityId: ref.id });
+    if (events.length === 0) {
+      throw new NotFoundError(
+        `Entity '${ref.label}' has no history in workspace '${workspace}' (no recorded change touched it). Names match exactly.`,
+      );
+    }
+    return this.page(events, "oldest", limit, after, (last) => this.cursors.encode(scope, last));
+  }
+
+  /** The whole graph as of `asOf`, rebuilt from every event up to then. */
+  async graphAsOf(workspace: string, asOf: string): Promise<{ entities: Entity[]; relations: Relation[] }> {
+    const at = await this.checkAsOf(workspace, asOf);
+    return new GraphReplay().apply(await this.store.events(workspace, { toMs: at + 1 })).graph();
+  }
+
+  /** The named entities as of `asOf` (each rebuilt from its own history) and every relation touching them. */
+  async nodesAsOf(workspace: string, entityIds: readonly string[], asOf: string): Promise<(EntityNode | undefined)[]> {
+    const at = await this.checkAsOf(workspace, asOf);
+    const histories = await Promise.all(entityIds.map((id) => this.store.events(workspace, { entityId: id, toMs: at + 1 })));
+    return entityIds.map((id, i) => new GraphReplay().apply(histories[i]!).node(id));
+  }
+
+  async openNodesAsOf(
+    workspace: string,
+    entityIds: readonly string[],
+    asOf: string,
+  ): Promise<{ entities: Entity[]; relations: Relation[] }> {
+    const nodes = await this.nodesAsOf(workspace, entityIds, asOf);
+    return subgraph(nodes.filter((node): node is EntityNode => node !== undefined));
+  }
+
+  async relationsAsOf(workspace: string, entityId: string, label: string, direction: Direction, asOf: string): Promise<Relation[]> {
+    const [node] = await this.nodesAsOf(workspace, [entityId], asOf);
+    if (!node) throw new NotFoundError(`Entity '${label}' did not exist in workspace '${workspace}' at ${asOf}.`);
+    return node.relations.filter(
+      (relation) => direction === "both" || (direction === "out" ? relation.fromEntityId === entityId : relation.toEntityId === entityId),
+    );
+  }
+
+  /**
+   * Brings back a deleted entity as it was at `asOf` (default: just before its last deletion): its
+   * observations, its tags, and its relations whose other endpoint exists now. A write like any
+   * other, through the store's writes, so it records events too and can itself be undone.
+   */
+  async restoreEntity(workspace: string, actor: Actor, name: string, asOf?: string) {
+    checkEntityName(name, "entityName");
+    const id = entityIdOf(workspace, name);
+    const at = asOf === undefined ? undefined : await this.checkAsOf(workspace, asOf);
+    const [current, events] = await Promise.all([
+      this.store.getEntitySummary(workspace, id),
+      this.store.events(workspace, { entityId: id }),
+    ]);
+    if (current) {
+      throw new ConflictError(
+        `Entity '${name}' exists in workspace '${workspace}': restore_entity brings back a deleted entity. Delete it first to replace it with an earlier state.`,
+      );
+    }
+    if (events.length === 0) throw new NotFoundError(`Entity '${name}' has no history in workspace '${workspace}'. Names match exactly.`);
+    const deletion = events.findLast((event) => event.changes.some((change) => change.kind === "entity.deleted" && change.entityId === id));
+    // Just before the deleting call: its earlier transactions removed the dependents before the entity row went.
+    const cut = deletion === undefined ? undefined : events.find((event) => event.call === deletion.call)!.id;
+    const before =
+      at !== undefined
+        ? events.filter((event) => Date.parse(event.at) <= at)
+        : events.filter((event) => cut === undefined || event.id < cut);
+    const node = new GraphReplay().apply(before).node(id);
+    if (!node) {
+      throw new NotFoundError(
+        `Entity '${name}' did not exist at ${asOf ?? "the time before its deletion"}. get_entity_history shows when it did.`,
+      );
+    }
+    const { entity } = node;
+    await this.store.upsertEntity(workspace, actor, {
+      id,
+      name: entity.name,
+      entityType: entity.entityType,
+      metadata: entity.metadata,
+      observations: entity.observations,
+    });
+    // Relations come back only to entities that exist now (named as they are now), so no edge dangles.
+    const others = [
+      ...new Set(node.relations.map((relation) => (relation.fromEntityId === id ? relation.toEntityId : relation.fromEntityId))),
+    ].filter((other) => other !== id);
+    const present = new Map<string, string>([[id, entity.name]]);
+    const summaries = await Promise.all(others.map((other) => this.store.getEntitySummary(workspace, other)));
+    summaries.forEach((summary, i) => summary && present.set(others[i]!, summary.name));
+    const writes: RelationWrite[] = node.relations
+      .filter((relation) => present.has(relation.fromEntityId) && present.has(relation.toEntityId))
+      .map((relation) => ({
+        id: relationId(workspace, relation.fromEntityId, relation.relationType, relation.toEntityId),
+        fromEntityId: relation.fromEntityId,
+        fromName: present.get(relation.fromEntityId)!,
+        toEntityId: relation.toEntityId,
+        toName: present.get(relation.toEntityId)!,
+        relationType: relation.relationType,
+        metadata: relation.metadata,
+      }));
+    const { created } = await this.store.createRelations(workspace, actor, writes, { allOrNothing: false });
+    const tagRefs = (names: readonly string[]) => names.map((tag) => ({ id: tagId(workspace, tag), name: tag }));
+    const tagged: string[] = [];
+    for (let start = 0; start < entity.tags.length; start += LIMITS.tagsPerCall) {
+      const change = await this.store.tags.addTags(
+        workspace,
+        actor,
+        { entityId: id },
+        tagRefs(entity.tags.slice(start, start + LIMITS.tagsPerCall)),
+      );
+      if (change.status === "done") tagged.push(...change.tags);
+    }
+    let observationTags = 0;
+    for (const [content, names] of entity.observationTags) {
+      const target = { entityId: id, observationId: observationIdOf(id, content) };
+      for (let start = 0; start < names.length; start += LIMITS.tagsPerCall) {
+        const change = await this.store.tags.addTags(workspace, actor, target, tagRefs(names.slice(start, start + LIMITS.tagsPerCall)));
+        if (change.status === "done") observationTags += change.tags.length;
+      }
+    }
+    return {
+      entityName: entity.name,
+      entityId: id,
+      restoredAsOf: at !== undefined ? new Date(at).toISOString() : (deletion?.at ?? entity.updatedAt),
+      observations: entity.observations.length,
+      relations: created.length,
+      relationsSkipped: node.relations.length - created.length,
+      tags: tagged,
+      observationTags,
+    };
+  }
+
+  /**
+   * asOf as milliseconds. Refused: text that is not an ISO 8601 time, a time in the future, and a time
+   * before the workspace's first event ("no history before X": not a silently partial state).
+   */
+  private async checkAsOf(workspace: string, asOf: string): Promise<number> {
+    const at = parseTime(asOf, "asOf");
+    if (at > Date.now()) throw new ValidationError(`asOf ${asOf} is in the future. Give a past time, or omit asOf for the current state.`);
+    const { first, prunedBefore } = await this.store.historyStart(workspace);
+    if (prunedBefore !== undefined) {
+      // A replay without the pruned events would be a partial state: refuse rather than mislead.
+      throw new ValidationError(
+        `No complete history: events before ${prunedBefore} were pruned (MEMORY_HISTORY_RETENTION_DAYS), and an as-of state ` +
+          "needs every event since the workspace began. Use get_changes for the history that is kept.",
+      );
+    }
+    if (!first) {
+      throw new ValidationError(
+        `Workspace '${workspace}' has no history yet: no change has been recorded. Omit asOf for the current state.`,
+      );
+    }
+    if (at < Date.parse(first.at)) {
+      throw new ValidationError(`No history before ${first.at}: the workspace's first recorded change. Give a time at or after it.`);
+    }
+    return at;
+  }
+
+  private async page(
+    events: ChangeEvent[],
+    order: "newest" | "oldest",
+    limit: number,
+    after: string | undefined,
+    encode: (last: string) => Promise<string>,
+  ): Promise<ChangesPage> {
+    const sorted = order === "newest" ? [...events].reverse() : events;
+    const rest = after === undefined ? sorted : sorted.filter((event) => (order === "newest" ? event.id < after : event.id > after));
+    const shown = rest.slice(0, limit).map((event) => ({ ...event, summary: describeEvent(event) }));
+    return { events: shown, ...(rest.length > limit ? { cursor: await encode(shown[shown.length - 1]!.id) } : {}) };
+  }
+}
+
+/** A time given as ISO 8601 text (a date, or a date and time), as milliseconds; a ValidationError otherwise. */
+function parseTime(text: string, field: string): number {
+  const ms = /^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(text) ? Date.parse(text) : Number.NaN;
+  if (Number.isNaN(ms)) throw new ValidationError(`${field} '${text.slice(0, 100)}' is not an ISO 8601 time, e.g. 2026-01-31T12:00:00Z.`);
+  return ms;
+}
+
+function checkKinds(kinds: readonly string[]): Set<ChangeKind> {
+  checkCount(kinds, "kinds", CHANGE_KINDS.length);
+  const known = new Set<string>(CHANGE_KINDS);
+  const unknown = kinds.filter((kind) => !known.has(kind));
+  if (unknown.length > 0) throw new ValidationError(`Unknown kinds: ${unknown.join(", ")}. Known: ${CHANGE_KINDS.join(", ")}.`);
+  return new Set(kinds as ChangeKind[]);
+}

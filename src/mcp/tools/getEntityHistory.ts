@@ -1,0 +1,25 @@
+import { ValidationError } from "../../domain/errors.js";
+import { defineTool } from "../tool.js";
+import { eventsOutput, pageInput, toEventsOutput } from "../historyShapes.js";
+import { entityId, entityName } from "../schemas.js";
+
+export const getEntityHistory = defineTool({
+  name: "get_entity_history",
+  groups: ["history"],
+  title: "An entity's history",
+  description:
+    "Every recorded change that touched one entity (given by entityName or entityId), oldest first: its creation, updates, " +
+    "observations, relations and tags, and its deletion. Works after the entity was deleted, to see what it held.",
+  input: { entityName: entityName.optional(), entityId: entityId.optional(), ...pageInput },
+  output: eventsOutput,
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  async handler(args, { memory, workspace }) {
+    if (args.entityId === undefined && args.entityName === undefined) throw new ValidationError("Give entityName or entityId.");
+    const page = await memory.entityHistory(
+      workspace,
+      { id: args.entityId, name: args.entityName },
+      { limit: args.limit, cursor: args.cursor },
+    );
+    return toEventsOutput(workspace, page);
+  },
+});

@@ -1,0 +1,37 @@
+import { z } from "zod";
+import { defineTool } from "../tool.js";
+import { entityName } from "../schemas.js";
+
+export const restoreEntity = defineTool({
+  name: "restore_entity",
+  groups: ["history"],
+  title: "Restore a deleted entity",
+  description:
+    "Bring back a deleted entity as it was at asOf (an ISO 8601 time; default: just before its last deletion): its type, " +
+    "metadata, observations, tags, and its relations to entities that exist now (relations to entities since deleted are " +
+    "skipped). The restore is a write like any other, recorded in the history, so it can be undone with delete_entities.",
+  input: {
+    entityName,
+    asOf: z.string().optional().describe("ISO 8601 time to restore the entity as it was then. Default: just before its deletion."),
+  },
+  output: {
+    success: z.literal(true),
+    workspaceName: z.string(),
+    entityName: z.string(),
+    entityId: z.string(),
+    restoredAsOf: z.string().describe("The time whose state was restored."),
+    observations: z.number().describe("Observations restored."),
+    relations: z.number().describe("Relations restored."),
+    relationsSkipped: z.number().describe("Relations left out: their other endpoint does not exist now."),
+    tags: z.array(z.string()).describe("Tags restored on the entity."),
+    observationTags: z.number().describe("Tags restored on its observations."),
+  },
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  async handler(args, { memory, workspace, actor }) {
+    return {
+      success: true as const,
+      workspaceName: workspace,
+      ...(await memory.history.restoreEntity(workspace, actor, args.entityName, args.asOf)),
+    };
+  },
+});

@@ -1,0 +1,53 @@
+import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
+import { odata } from "@azure/data-tables";
+import { keyRange, rowKey } from "../src/storage/keys.js";
+import { connectClient, failed, ok, startTestServer, uniqueWorkspace, type McpTestClient, type TestServer } from "./support/harness.js";
+
+/** MEMORY_HISTORY_RETENTION_DAYS: lazy pruning, at most one extra request per call, and as-of reads that refuse a pruned past. */
+let server: TestServer;
+let mcp: McpTestClient;
+beforeAll(async () => {
+  server = await startTestServer({ storage: { historyRetentionDays: 1 } });
+  mcp = await connectClient(server.url);
+});
+afterAll(async () => {
+  await mcp.close();
+  await server.close();
+});
+
+async function eventKeys(ws: string): Promise<string[]> {
+  const range = keyRange.events();
+  const keys: string[] = [];
+  const filter = odata`PartitionKey eq ${ws} and RowKey ge ${range.from} and RowKey lt ${range.to}`;
+  for await (const row of server.app.storage.table.listEntities({ queryOptions: { filter, select: ["RowKey"] } })) keys.push(row.rowKey!);
+  return keys;
+}
+
+async function requestsOf(args: Record<string, unknown>): Promise<number> {
+  const before = server.requests();
+  ok(await mcp.call("upsert_entity", args));
+  return server.requests() - before;
+}
+
+describe("retention", () => {
+  test("events older than the retention are pruned by later writes, one extra request per call at most", async () => {
+    const ws = uniqueWorkspace("retention");
+    // Two old events (ten days ago), written as raw rows: what a workspace's history holds after ten days.
+    const old = Date.now() - 10 * 86_400_000;
+    const oldKeys = [rowKey.event(old, "000000000001"), rowKey.event(old + 1, "000000000002")];
+    for (const key of oldKeys) await server.app.storage.table.createEntity({ partitionKey: ws, rowKey: key, kind: "event", chunks: 0 });
+
+    const args = { workspaceName: ws, name: "A", entityType: "t" };
+    expect(await requestsOf(args)).toBe(2 + 1); // the write, then reading the expired keys
+    expect(await requestsOf(args)).toBe(2 + 1); // the write, then deleting them in one transaction
+    expect(await requestsOf(args)).toBe(2); // nothing due: at most one step a minute
+    const kept = await eventKeys(ws);
+    expect(kept.filter((key) => oldKeys.includes(key))).toEqual([]);
+    expect(kept).toHaveLength(3); // the three upserts' own events
+
+    const asOf = failed(await mcp.call("read_graph", { workspaceName: ws, asOf: new Date().toISOString() }));
+    expect(asOf.message).toMatch(/^No complete history: events before .* were pruned \(MEMORY_HISTORY_RETENTION_DAYS\)/);
+    // The kept history is still listed.
+    expect(ok<{ events: unknown[] }>(await mcp.call("get_changes", { workspaceName: ws })).events).toHaveLength(3);
+  });
+});
