@@ -90,8 +90,8 @@ export class MemoryService {
   }
 
   async upsertRelation(workspace: string, actor: Actor, input: UpsertRelationInput) {
-    const fromId = this.idOf(workspace, input.from, { id: "fromEntityId", name: "from" });
-    const toId = this.idOf(workspace, input.to, { id: "toEntityId", name: "to" });
+    const fromId = this.idOf(workspace, input.from, { id: "fromEntityId", name: "from", role: "the source entity" });
+    const toId = this.idOf(workspace, input.to, { id: "toEntityId", name: "to", role: "the target entity" });
     checkRelationType(input.relationType, "relationType");
     const metadata = normalizeMetadata(input.metadata);
     const [from, to] = await Promise.all([
@@ -344,7 +344,7 @@ export class MemoryService {
    * entity; ids derive from names, so that is checked with no read. `fields` are the caller's
    * argument names, so the message says which one to drop.
    */
-  private idOf(workspace: string, ref: EntityRef, fields: { id: string; name: string }): string {
+  private idOf(workspace: string, ref: EntityRef, fields: { id: string; name: string; role?: string }): string {
     if (ref.name !== undefined) checkEntityName(ref.name, fields.name);
     if (ref.id !== undefined) {
       if (!isGuid(ref.id)) throw new ValidationError(`'${ref.id}' is not an entity id (a GUID). Pass the entity's name instead.`);
@@ -359,7 +359,7 @@ export class MemoryService {
       return id;
     }
     if (ref.name !== undefined) return entityId(workspace, ref.name);
-    throw new ValidationError(`Name the entity: give ${fields.id} or ${fields.name}.`);
+    throw new ValidationError(`Name ${fields.role ?? "the entity"}: give ${fields.id} or ${fields.name}.`);
   }
 }
 
