@@ -192,4 +192,17 @@ describe("rows a delete of an earlier version left without their entity row", ()
     ).toEqual([]);
     expect((await rawRows(ws)).filter((row) => row.kind === "entity")).toHaveLength(3);
   });
+
+  test("in a later transaction of a large entity: create_entities still creates it whole and says so", async () => {
+    const ws = uniqueWorkspace("left");
+    // The left-over row is the last observation, so it meets the second transaction, after the entity row committed.
+    const many = names("fact ", 150);
+    await leaveObservation(ws, "Large", many[149]!);
+    const created = ok<{ entities: { name: string }[] }>(
+      await mcp.call("create_entities", { workspaceName: ws, entities: [{ name: "Large", entityType: "t", observations: many }] }),
+    );
+    expect(created.entities.map((entity) => entity.name)).toEqual(["Large"]);
+    const graph = ok<{ entities: { name: string; observations: string[] }[] }>(await mcp.call("read_graph", { workspaceName: ws }));
+    expect([...graph.entities[0]!.observations].sort()).toEqual([...many].sort());
+  });
 });

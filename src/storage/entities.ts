@@ -90,9 +90,17 @@ export async function createEntities(
   // Alone: the entity row and its first observations in one transaction; a 409 there means it exists, so it is skipped
   // whole. Unless the entity row is absent: then the 409 came from a left-over observation row, which an upsert overwrites.
   const createAlone = async (unit: (typeof units)[number]) => {
+    // Transactions of this entity already committed: once the first (the entity row) has, a 409 means only that an
+    // observation row is in the way (a concurrent add of the same content, or one a delete left), never that the entity
+    // existed before this call; the rest is then written as upserts, not given up.
+    let committed = 0;
     const written = await retrying({ retryOn: ["entity-exists"] }, async (previous) => {
-      if (previous !== undefined && (await gateway.pointRead(workspace, rowKey.entity(unit.entity.id)))) return false;
-      await commitInOrder(gateway, workspace, stamp, unitsOf(unit.entity, unit.index, previous === undefined ? "create" : "upsert"));
+      if (previous !== undefined && committed === 0 && (await gateway.pointRead(workspace, rowKey.entity(unit.entity.id)))) return false;
+      const batches = pack(workspace, unitsOf(unit.entity, unit.index, previous === undefined ? "create" : "upsert"));
+      for (const batch of batches.slice(committed)) {
+        await commitBatch(gateway, workspace, stamp, batch);
+        committed += 1;
+      }
       return true;
     });
     if (written) created.push(unit.entity.id);

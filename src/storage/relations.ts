@@ -3,7 +3,7 @@ import { NotFoundError } from "../domain/errors.js";
 import type { Actor } from "../domain/model.js";
 import { compareText, orderKey } from "../domain/order.js";
 import type { Progress, RelationRef, RelationWrite } from "../domain/store.js";
-import { classifyStorageError, toMemoryError } from "./errors.js";
+import { classifyStorageError } from "./errors.js";
 import type { TableGateway } from "./gateway.js";
 import { relationRowKeys, rowKey } from "./keys.js";
 import { retrying } from "./retrying.js";
@@ -31,25 +31,15 @@ export async function upsertRelation(
 ): Promise<{ created: boolean }> {
   const stamp = stampOf(actor);
   const guards = [write.fromEntityId, write.toEntityId];
-  // Create, then merge (rule 2).
+  // Create, then merge (rule 2). The merge is an update (If-Match "*"), so a relation deleted between the two is not
+  // written back without its createdAt and createdBy: the update finds it gone (404) and the next attempt creates it.
+  // Only a merge's 404 is retried; a create's 404 is its guard: an endpoint is gone.
   const createRows = relationRows(workspace, write, {
     metadata: JSON.stringify(write.metadata ?? {}),
     ...creation(stamp),
     order: orderKey(stamp.now, 1),
   });
   const created = relationStateOfWrite(write, write.metadata ?? {});
-  try {
-    await transactUnit(gateway, workspace, stamp, {
-      actions: createRows.map((row): TransactionAction => ["create", row]),
-      guards,
-      changes: [{ kind: "relation.created", relationId: write.id, after: created }],
-    });
-    return { created: true };
-  } catch (error) {
-    const failure = classifyStorageError(error);
-    if (failure === "not-found") throw new NotFoundError(ENDPOINT_MISSING);
-    if (failure !== "entity-exists") throw toMemoryError(error);
-  }
   const mergeRows = relationRows(workspace, write, {
     ...update(stamp),
     ...(write.metadata !== undefined ? { metadata: JSON.stringify(write.metadata) } : {}),
@@ -58,17 +48,31 @@ export async function upsertRelation(
   // Without new metadata the stored metadata stays, and the after-image leaves it out.
   const { metadata: _kept, ...unchanged } = created;
   const after = write.metadata !== undefined ? created : unchanged;
-  try {
-    await transactUnit(gateway, workspace, stamp, {
-      actions: mergeRows.map((row): TransactionAction => ["upsert", row, "Merge"]),
-      guards,
-      changes: [{ kind: "relation.updated", relationId: write.id, after }],
-    });
-    return { created: false };
-  } catch (error) {
-    if (classifyStorageError(error) === "not-found") throw new NotFoundError(ENDPOINT_MISSING);
-    throw toMemoryError(error);
-  }
+  return retrying({ retryOn: ["entity-exists", "not-found"] }, async (previous) => {
+    const create = previous !== "entity-exists";
+    try {
+      await transactUnit(
+        gateway,
+        workspace,
+        stamp,
+        create
+          ? {
+              actions: createRows.map((row): TransactionAction => ["create", row]),
+              guards,
+              changes: [{ kind: "relation.created", relationId: write.id, after: created }],
+            }
+          : {
+              actions: mergeRows.map((row): TransactionAction => ["update", row, "Merge"]),
+              guards,
+              changes: [{ kind: "relation.updated", relationId: write.id, after }],
+            },
+      );
+      return { created: create };
+    } catch (error) {
+      if (create && classifyStorageError(error) === "not-found") throw new NotFoundError(ENDPOINT_MISSING);
+      throw error;
+    }
+  });
 }
 
 export async function createRelations(

@@ -187,8 +187,10 @@ function deleteTag(
 ): Promise<void> {
   // 412: the tag was used (or defined) since the read; 404: a link went away meanwhile. Read again.
   return retrying({ retryOn: ["precondition-failed", "not-found"], exhausted: "conflict" }, async () => {
-    const definition = await gateway.pointRead(workspace, rowKey.tag(tag.id));
-    const index = await gateway.queryRange(workspace, keyRange.tagIndex(tag.id), INDEX_COLUMNS);
+    const [definition, index] = await Promise.all([
+      gateway.pointRead(workspace, rowKey.tag(tag.id)),
+      gateway.queryRange(workspace, keyRange.tagIndex(tag.id), INDEX_COLUMNS),
+    ]);
     if (!definition && index.length === 0) return;
     const units = index.map((row): Unit & { row: StoredRow } => ({
       row,

@@ -224,7 +224,7 @@ export async function commitWithFinals(
     await commitBatch(gateway, workspace, stamp, batch);
     committed?.(batch.units);
   });
-  await forEachLimited(finalUnits, finalUnits.length, async (group) => {
+  await forEachLimited(finalUnits, CONCURRENCY, async (group) => {
     await commitInOrder(gateway, workspace, stamp, group);
     committed?.(group);
   });
