@@ -26,8 +26,9 @@ export class TableState {
 
   ensure(): Promise<void> {
     this.creating ??= this.table.createTable().catch((error: unknown) => {
-      this.creating = undefined; // let the next call try again
+      // The SDK already treats "table exists" as success; a service that still answers 409 means the same.
       if (classifyStorageError(error) === "entity-exists") return;
+      this.creating = undefined; // a real failure: let the next call try again
       throw toMemoryError(error);
     });
     return this.creating;
