@@ -1,5 +1,4 @@
 import type { StorageConnection } from "../storage/client.js";
-import { classifyStorageError } from "../storage/errors.js";
 
 export interface ReadinessProbe {
   check(): Promise<{ ready: true } | { ready: false; reason: string }>;
@@ -11,9 +10,8 @@ const CANNOT_CREATE =
   "has the Storage Table Data Contributor role on the storage account.";
 
 /**
- * Readiness = the table answers. One point read of a row that never exists: a 404 for the row
- * proves the account and table are reachable. The probe client has no retries and a short
- * timeout, and concurrent probes share one request, so load balancers cost one read per burst.
+ * Readiness = the table answers (the storage connection's probe: one point read, no retries, a short timeout).
+ * Concurrent probes share one request, so load balancers cost one read per burst.
  *
  * A missing table is created here (through the connection's once-per-process ensureTable, so tool
  * calls share it): behind a load balancer that sends traffic only to ready instances, no tool call
@@ -22,20 +20,15 @@ const CANNOT_CREATE =
 export function tableReadiness(storage: Pick<StorageConnection, "probe" | "ensureTable">): ReadinessProbe {
   let inFlight: ReturnType<ReadinessProbe["check"]> | undefined;
   const run = async (): ReturnType<ReadinessProbe["check"]> => {
-    try {
-      await storage.probe.getEntity("~readiness", "~readiness");
-      return { ready: true };
-    } catch (error) {
-      switch (classifyStorageError(error)) {
-        case "not-found":
-          return { ready: true };
-        case "table-missing":
-          return createTable(storage);
-        case "unreachable":
-          return { ready: false, reason: "Table Storage is unreachable." };
-        default:
-          return { ready: false, reason: "Table Storage refused the readiness check." };
-      }
+    switch (await storage.probe()) {
+      case "reachable":
+        return { ready: true };
+      case "table-missing":
+        return createTable(storage);
+      case "unreachable":
+        return { ready: false, reason: "Table Storage is unreachable." };
+      case "refused":
+        return { ready: false, reason: "Table Storage refused the readiness check." };
     }
   };
   return {

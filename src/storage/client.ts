@@ -4,6 +4,7 @@ import type { PipelinePolicy } from "@azure/core-rest-pipeline";
 import { RequestCounter } from "./requestCounter.js";
 import type { StorageSettings } from "./settings.js";
 import { ConditionalDeletes, TableGateway, TableState } from "./gateway.js";
+import { classifyStorageError } from "./errors.js";
 
 /**
  * Retries are few and short: a tool call should fail with a clear StorageError in seconds, not hang
@@ -17,11 +18,17 @@ export interface StorageClientOptions {
   historyRetentionDays?: number;
 }
 
+/** What a readiness probe found (the storage error itself stays in src/storage). */
+type TableProbe = "reachable" | "table-missing" | "unreachable" | "refused";
+
 export interface StorageConnection {
   /** The raw client: for tests and tools that read rows directly. The stores go through `gateway`. */
   table: TableClient;
-  /** A second client for readiness probes: no retries, so a probe answers fast. */
-  probe: TableClient;
+  /**
+   * Whether the table answers, for readiness: one point read of a row that never exists, on a second client with no
+   * retries and a short timeout, so a probe answers fast. A 404 for the row proves the account and table are reachable.
+   */
+  probe(): Promise<TableProbe>;
   counter: RequestCounter;
   tableName: string;
   /** Every request the stores make goes through it. */
@@ -149,7 +156,7 @@ export function connectStorage(settings: StorageSettings, options: StorageClient
   const gateway = new TableGateway(table, state, conditional);
   return {
     table,
-    probe,
+    probe: () => probeTable(probe),
     counter,
     tableName: settings.tableName,
     gateway,
@@ -157,4 +164,22 @@ export function connectStorage(settings: StorageSettings, options: StorageClient
     feedLatenessMs: feedLatenessMs(maxRetries, timeoutMs),
     historyRetentionDays: options.historyRetentionDays ?? 0,
   };
+}
+
+async function probeTable(client: TableClient): Promise<TableProbe> {
+  try {
+    await client.getEntity("~readiness", "~readiness");
+    return "reachable";
+  } catch (error) {
+    switch (classifyStorageError(error)) {
+      case "not-found":
+        return "reachable";
+      case "table-missing":
+        return "table-missing";
+      case "unreachable":
+        return "unreachable";
+      default:
+        return "refused";
+    }
+  }
 }
