@@ -1,13 +1,11 @@
 import type { Change, EntityState, RelationState } from "../domain/history.js";
 import type { Metadata } from "../domain/model.js";
 import type { RelationWrite } from "../domain/store.js";
-import { kindOf, parseMetadata, type StoredRow } from "./rows.js";
+import { kindOf, parseMetadata, type StoredRow, text } from "./rows.js";
 
 type Fields = Record<string, unknown>;
 
 /** The changes events record (domain/history.ts), built from the rows a write writes or read before deleting. */
-
-const text = (value: unknown): string => (typeof value === "string" ? value : "");
 
 export function entityStateOf(row: Fields): EntityState {
   return { name: text(row.name), entityType: text(row.entityType), metadata: parseMetadata(row.metadata) };

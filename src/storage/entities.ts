@@ -8,7 +8,8 @@ import type { Change, EntityState } from "../domain/history.js";
 import { entityStateOf, observationCreated } from "./changes.js";
 import { kindOf, type EntityRow } from "./rows.js";
 import { entityRow, newObservationRows, stampOf, storedKeys, update, type Row } from "./rowWrites.js";
-import { commitBatch, commitInOrder, CONCURRENCY, fitsAlone, forEachLimited, pack, type Unit } from "./transactions.js";
+import { commitBatch, commitInOrder, CONCURRENCY, fitsAlone, pack, type Unit } from "./transactions.js";
+import { forEachLimited } from "../domain/concurrency.js";
 
 /** Entity rows and the observations written with them. Concurrency rules: transactions.ts. */
 

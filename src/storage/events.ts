@@ -4,7 +4,7 @@ import { entitiesOf, type Change, type ChangeEvent } from "../domain/history.js"
 import { isGuid } from "../domain/ids.js";
 import { eventKeyTime, rowKey } from "./keys.js";
 import type { Stamp } from "./rowWrites.js";
-import type { StoredRow } from "./rows.js";
+import { text, type StoredRow } from "./rows.js";
 
 /**
  * Event rows (docs/history.md): one per transaction, written in it, summarising its changes. The
@@ -72,8 +72,6 @@ export function eventAction(workspace: string, stamp: Stamp, changes: readonly C
 }
 
 const isHighSurrogate = (code: number): boolean => code >= 0xd800 && code <= 0xdbff;
-
-const text = (value: unknown): string => (typeof value === "string" ? value : "");
 
 export function toChangeEvent(row: StoredRow): ChangeEvent {
   const count = typeof row.chunks === "number" ? row.chunks : 0;

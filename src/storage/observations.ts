@@ -8,7 +8,8 @@ import { retrying } from "./retrying.js";
 import { kindOf, type StoredRow } from "./rows.js";
 import { entityNames, observationCreated } from "./changes.js";
 import { newObservationRows, stampOf, storedKeys, type Stamp } from "./rowWrites.js";
-import { commitUnits, CONCURRENCY, forEachLimited, type Unit } from "./transactions.js";
+import { commitUnits, CONCURRENCY, type Unit } from "./transactions.js";
+import { forEachLimited } from "../domain/concurrency.js";
 
 /** Observations added to and deleted from existing entities. Concurrency rules: transactions.ts. */
 

@@ -10,7 +10,8 @@ import { retrying } from "./retrying.js";
 import { relationStateOf, relationStateOfWrite } from "./changes.js";
 import { kindOf } from "./rows.js";
 import { creation, relationRows, stampOf, update, type Stamp } from "./rowWrites.js";
-import { commitBatch, commitUnits, CONCURRENCY, deleteAction, forEachLimited, pack, transactUnit, type Unit } from "./transactions.js";
+import { commitBatch, commitUnits, CONCURRENCY, deleteAction, pack, transactUnit, type Unit } from "./transactions.js";
+import { forEachLimited } from "../domain/concurrency.js";
 
 /**
  * Relations: the canonical row and both edge rows, always written and deleted in one transaction that

@@ -91,7 +91,8 @@ export function parseMetadata(text: unknown): Metadata {
   }
 }
 
-const text = (value: unknown): string => (typeof value === "string" ? value : "");
+/** A row property that should be text, or "" when it is absent or not text. */
+export const text = (value: unknown): string => (typeof value === "string" ? value : "");
 
 /** createdBy and updatedBy, each present only when the row records it. */
 function authorship(row: StoredRow): { createdBy?: string; updatedBy?: string } {

@@ -4,11 +4,9 @@ import type { TagChange, TagRef, TagStore, TagTarget } from "../domain/store.js"
 import type { StorageConnection } from "./client.js";
 import type { TableGateway } from "./gateway.js";
 import { keyRange } from "./keys.js";
-import { assembleEntity, toTagDefinition } from "./rows.js";
+import { assembleEntity, toTagDefinition, text } from "./rows.js";
 import type { HistoryPruner } from "./retention.js";
 import { addTags, defineTag, deleteTags, INDEX_COLUMNS, removeTags } from "./tagWrites.js";
-
-const text = (value: unknown): string => (typeof value === "string" ? value : "");
 
 /**
  * Tags in Table Storage (layout in keys.ts): the reads here, the writes in tagWrites.ts. Finding by tag

@@ -5,19 +5,11 @@ import type { TagChange, TagRef, TagTarget } from "../domain/store.js";
 import type { TableGateway } from "./gateway.js";
 import { keyRange, rowKey, tagLinkKeys } from "./keys.js";
 import { retrying } from "./retrying.js";
-import { kindOf, tagPairOf, toTagDefinition, type StoredRow, type TagLinkRow, type TagRow } from "./rows.js";
+import { kindOf, tagPairOf, toTagDefinition, type StoredRow, type TagLinkRow, type TagRow, text } from "./rows.js";
 import { deletionOf } from "./changes.js";
 import { stampOf, type Stamp } from "./rowWrites.js";
-import {
-  commitBatch,
-  commitWithFinals,
-  CONCURRENCY,
-  deleteAction,
-  forEachLimited,
-  rowGuard,
-  transactUnit,
-  type Unit,
-} from "./transactions.js";
+import { commitBatch, commitWithFinals, CONCURRENCY, deleteAction, rowGuard, transactUnit, type Unit } from "./transactions.js";
+import { forEachLimited } from "../domain/concurrency.js";
 
 /**
  * Writing tags (layout in keys.ts, concurrency rules in transactions.ts). A tag on an entity or an
@@ -25,8 +17,6 @@ import {
  * written and deleted together in one transaction; writing them guards the entity row (and the
  * observation row), and merges the tag's definition.
  */
-
-const text = (value: unknown): string => (typeof value === "string" ? value : "");
 
 /** Index columns a tag's rows need to find their pairs, and to be counted. */
 export const INDEX_COLUMNS = ["RowKey", "kind", "tagId", "tagName", "entityId", "entityName", "observationId"];

@@ -234,5 +234,3 @@ export async function commitWithFinals(
 export function transactUnit(gateway: TableGateway, workspace: string, stamp: Stamp, unit: Unit): Promise<void> {
   return commitInOrder(gateway, workspace, stamp, [unit]);
 }
-
-export { forEachLimited };
