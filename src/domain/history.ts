@@ -1,4 +1,4 @@
-import type { Metadata } from "./model.js";
+import type { Metadata, Relation } from "./model.js";
 
 /**
  * The change feed's vocabulary (docs/history.md). Every write records what it changed as events, in
@@ -24,14 +24,7 @@ export interface EntityState {
 }
 
 /** A relation's fields, as a change records them. */
-export interface RelationState {
-  fromEntityId: string;
-  fromName: string;
-  toEntityId: string;
-  toName: string;
-  relationType: string;
-  metadata: Metadata;
-}
+export type RelationState = Pick<Relation, "fromEntityId" | "fromName" | "toEntityId" | "toName" | "relationType" | "metadata">;
 
 /** A tag definition's fields (define_tag). */
 interface TagState {

@@ -1,7 +1,7 @@
 import type { Change, EntityState, RelationState } from "../domain/history.js";
 import type { Metadata } from "../domain/model.js";
 import type { RelationWrite } from "../domain/store.js";
-import { kindOf, parseMetadata, type StoredRow, text } from "./rows.js";
+import { kindOf, parseMetadata, relationFieldsOf, type StoredRow, text } from "./rows.js";
 
 type Fields = Record<string, unknown>;
 
@@ -12,14 +12,7 @@ export function entityStateOf(row: Fields): EntityState {
 }
 
 export function relationStateOf(row: Fields): RelationState {
-  return {
-    fromEntityId: text(row.fromId),
-    fromName: text(row.fromName),
-    toEntityId: text(row.toId),
-    toName: text(row.toName),
-    relationType: text(row.relationType),
-    metadata: parseMetadata(row.metadata),
-  };
+  return relationFieldsOf(row);
 }
 
 export function relationStateOfWrite(write: RelationWrite, metadata: Metadata): RelationState {

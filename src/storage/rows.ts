@@ -117,15 +117,24 @@ function toEntity(row: StoredRow, observations: string[], tags: Pick<Entity, "ta
   };
 }
 
-function toRelation(row: StoredRow): Relation {
+/** A relation's own fields as its rows store them (the change feed records these too). */
+export function relationFieldsOf(
+  row: Record<string, unknown>,
+): Omit<Relation, "id" | "createdAt" | "updatedAt" | "createdBy" | "updatedBy" | "order"> {
   return {
-    id: text(row.relationId),
     fromEntityId: text(row.fromId),
     fromName: text(row.fromName),
     toEntityId: text(row.toId),
     toName: text(row.toName),
     relationType: text(row.relationType),
     metadata: parseMetadata(row.metadata),
+  };
+}
+
+function toRelation(row: StoredRow): Relation {
+  return {
+    id: text(row.relationId),
+    ...relationFieldsOf(row),
     createdAt: text(row.createdAt),
     updatedAt: text(row.updatedAt),
     ...authorship(row),
