@@ -56,6 +56,14 @@ export const CORE_PHASES: Phase[] = [
   // Matches the entity's name (and the few whose names extend it): every target still reads the whole graph to answer.
   { name: "search_nodes", operation: "searchNodes", calls: (w) => w.searchCalls, run: (ops, i, n) => ops.searchNodes(spread(i, n)) },
   { name: "read_graph", operation: "readGraph", calls: () => 5, run: (ops) => ops.readGraph() },
+  // The change feed (ours only): both read the workspace's events, so they are counted like search_nodes.
+  { name: "get_changes (newest 50)", operation: "getChanges", calls: (w) => w.searchCalls, run: (ops) => ops.getChanges() },
+  {
+    name: "get_entity_history",
+    operation: "getEntityHistory",
+    calls: (w) => w.searchCalls,
+    run: (ops, i, n) => ops.getEntityHistory(spread(i, n)),
+  },
 ];
 
 export interface PhaseResult {

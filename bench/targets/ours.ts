@@ -51,6 +51,8 @@ export async function startOurs(connectionString: string): Promise<Target> {
           relations: (graph.relations as unknown[]).length,
         };
       },
+      getChanges: async () => void (await call("get_changes", { limit: 50 })),
+      getEntityHistory: async (name) => void (await call("get_entity_history", { entityName: name, limit: 50 })),
     },
     storageRequests: async () => (await server.ask<{ requests: number }>("stats")).requests,
     drainServerDurations: async () => (await server.ask<{ durations: number[] }>("durations")).durations,

@@ -32,6 +32,10 @@ export interface Operations {
   getEntityRelations(name: string): Promise<void>;
   searchNodes(query: string): Promise<void>;
   readGraph(): Promise<GraphCounts>;
+  /** get_changes: the newest 50 events of the workspace (only targets with a change feed). */
+  getChanges(): Promise<void>;
+  /** get_entity_history of one entity, its 50 oldest events. */
+  getEntityHistory(name: string): Promise<void>;
 }
 
 export interface Target {
