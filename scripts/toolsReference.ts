@@ -17,6 +17,10 @@ const GROUP_ROLES: Record<ToolGroup, string> = {
   graph: "the official memory server's tools, with its exact names, descriptions, schemas, annotations and text",
   tags: "tags on entities and observations",
   history: "the change feed: what changed, who changed it, the graph as it was, and restoring a deleted entity",
+  search: "ranked search, filters and statistics, answered from the workspace index",
+  navigate: "neighbourhoods and paths: how entities are connected",
+  curate: "atomic and idempotent batches, duplicate detection and merges",
+  admin: "listing and deleting workspaces",
 };
 
 /** The heading anchor GitHub derives from a heading's text (lower case, punctuation dropped, spaces to hyphens). */

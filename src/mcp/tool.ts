@@ -7,9 +7,11 @@ import type { Actor } from "../domain/model.js";
  * Tool groups ("toolsets"): a client can narrow tools/list to the groups it needs, because many
  * clients choose tools worse as the list grows. core: the Central-Memory API; graph: the official
  * memory server's tools; tags: tagging entities and observations; history: the change feed (what
- * changed, the graph as it was, restoring a deleted entity).
+ * changed, the graph as it was, restoring a deleted entity); search: ranked search and stats from the
+ * workspace index; navigate: neighbourhoods and paths; curate: batches, duplicates and merges; admin: listing and
+ * deleting workspaces.
  */
-export const TOOL_GROUPS = ["core", "graph", "tags", "history"] as const;
+export const TOOL_GROUPS = ["core", "graph", "tags", "history", "search", "navigate", "curate", "admin"] as const;
 export type ToolGroup = (typeof TOOL_GROUPS)[number];
 /** The groups one connection offers. */
 export type Toolsets = ReadonlySet<ToolGroup>;

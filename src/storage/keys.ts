@@ -17,6 +17,8 @@ import type { TagTarget } from "../domain/store.js";
  *   tagidx~{tagId}~{entityId}~o~{observationId}  tag index: this observation carries the tag
  *   ~ev~{13-digit ms}~{random}                   change event (the feed, docs/history.md)
  *   ~evpruned                                    how far retention pruned the events
+ *   ~batch~{requestHash}                         an idempotent batch's marker (its first result)
+ *   ~workspace                                   the workspace's registry row (registration, the index generation)
  *
  * "~" sorts after every GUID character, and "~o~" before "~r~" before "~t~", so one entity is one
  * contiguous range: the entity row, then its observations (each followed by its tag links), then its
@@ -51,7 +53,9 @@ export type RowKind =
   | "tag"
   | "tag-index"
   | "event"
-  | "history-pruned";
+  | "history-pruned"
+  | "batch-marker"
+  | "workspace";
 
 export const rowKey = {
   entity: (entityId: string) => entityId,
@@ -62,6 +66,13 @@ export const rowKey = {
   tag: (tagId: string) => `${TAG_DEFINITION}${tagId}`,
   /** Where retention records how far it pruned the events ("~evp" sorts before "~ev~", outside their range). */
   historyPruned: "~evpruned",
+  /**
+   * The registry row: one per workspace. "~w" sorts after every event key ("~ev~…"), and nothing else sorts between them,
+   * so a read of the feed's tail can take this row in the same request (keyRange.feedTail).
+   */
+  workspace: "~workspace",
+  /** An idempotent batch's marker. "~b" sorts before "~ev", outside the events and the feed tail. */
+  batchMarker: (requestHash: string) => `~batch~${requestHash}`,
   /** An event chosen at `ms` (the writer's clock); `unique` (random) tells apart events of one millisecond. */
   event: (ms: number, unique: string) => `${eventTime(ms)}${SEPARATOR}${unique}`,
 };
@@ -122,6 +133,10 @@ export const keyRange = {
   tagDefinitions: below(TAG_DEFINITION),
   /** The index rows of one tag (every entity and observation carrying it), or of all tags. */
   tagIndex: (tagId?: string): KeyRange => (tagId === undefined ? below(TAG_INDEX) : below(`${TAG_INDEX}${tagId}${SEPARATOR}`)),
+  /** The events chosen at `fromMs` or later, and the registry row after them: one request tells what changed and whether the workspace is the same one. */
+  feedTail: (fromMs: number): KeyRange => ({ from: eventTime(fromMs), to: `${rowKey.workspace}${SEPARATOR}` }),
+  /** Every idempotent batch marker. */
+  batchMarkers: below("~batch"),
   /** Every event, or those chosen in [fromMs, toMs). */
   events: (fromMs?: number, toMs?: number): KeyRange => ({
     from: fromMs === undefined ? EVENT : eventTime(fromMs),
