@@ -125,7 +125,10 @@ describe("invalid settings under Azure Functions", () => {
     expect(ready.status).toBe(503);
     expect(mcp.status).toBe(503);
     expect(mcp.json.problems).toEqual([
-      { setting: "MEMORY_TOOLSETS", expected: "comma-separated tool groups from core, graph, tags, history" },
+      {
+        setting: "MEMORY_TOOLSETS",
+        expected: "comma-separated tool groups from core, graph, tags, history, search, navigate, curate, admin",
+      },
       { setting: "MEMORY_REQUEST_TIMEOUT_MS", expected: "a whole number of milliseconds, at least 1" },
       { setting: "MEMORY_STORAGE_TIMEOUT_MS", expected: "a whole number of milliseconds, at least 1" },
       { setting: "MEMORY_STORAGE_MAX_RETRIES", expected: "a whole number of retries, 0 or more" },

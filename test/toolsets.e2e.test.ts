@@ -79,9 +79,13 @@ describe("tool groups", () => {
     [
       "an unknown group",
       "?toolsets=graph,everything",
-      "The toolsets URL parameter names unknown tool group 'everything'. Groups: core, graph, tags, history.",
+      "The toolsets URL parameter names unknown tool group 'everything'. Groups: core, graph, tags, history, search, navigate, curate, admin.",
     ],
-    ["no group at all", "?toolsets=", "The toolsets URL parameter names no tool group. Groups: core, graph, tags, history."],
+    [
+      "no group at all",
+      "?toolsets=",
+      "The toolsets URL parameter names no tool group. Groups: core, graph, tags, history, search, navigate, curate, admin.",
+    ],
   ])("%s in the URL is HTTP 400 with a ValidationError", async (_label, query, message) => {
     for (const path of [`/api/mcp${query}`, `/api/workspaces/${uniqueWorkspace()}/mcp${query}`]) {
       const response = await post(path);
@@ -152,11 +156,20 @@ describe("MEMORY_TOOLSETS", () => {
 
   test("unset or blank means every group; an unknown group is refused at start with a message naming it", () => {
     const readDefaultToolsets = (env: NodeJS.ProcessEnv) => readSettings(env, "local").toolsets;
-    expect([...readDefaultToolsets({})].sort()).toEqual(["core", "graph", "history", "tags"]);
-    expect([...readDefaultToolsets({ MEMORY_TOOLSETS: "  " })].sort()).toEqual(["core", "graph", "history", "tags"]);
+    expect([...readDefaultToolsets({})].sort()).toEqual(["admin", "core", "curate", "graph", "history", "navigate", "search", "tags"]);
+    expect([...readDefaultToolsets({ MEMORY_TOOLSETS: "  " })].sort()).toEqual([
+      "admin",
+      "core",
+      "curate",
+      "graph",
+      "history",
+      "navigate",
+      "search",
+      "tags",
+    ]);
     expect([...readDefaultToolsets({ MEMORY_TOOLSETS: "tags,graph" })].sort()).toEqual(["graph", "tags"]);
     expect(() => readDefaultToolsets({ MEMORY_TOOLSETS: "core,memory" })).toThrow(
-      "MEMORY_TOOLSETS names unknown tool group 'memory'. Groups: core, graph, tags, history.",
+      "MEMORY_TOOLSETS names unknown tool group 'memory'. Groups: core, graph, tags, history, search, navigate, curate, admin.",
     );
   });
 });
