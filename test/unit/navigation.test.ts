@@ -123,7 +123,10 @@ describe("shortestPath", () => {
                         [a, b],
                         [b, a],
                       ])
-                  if (x === at && !distance.has(y!)) (distance.set(y!, d), next.push(y!));
+                  if (x === at && !distance.has(y!)) {
+                    distance.set(y!, d);
+                    next.push(y!);
+                  }
             frontier = next;
           }
           expect(hopsOf(await shortestPath(port, "w", key(from), key(to), { direction, maxDepth }))).toBe(distance.get(to));
