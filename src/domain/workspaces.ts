@@ -2,6 +2,7 @@ import { accessTo, type Access, type Principal } from "./access.js";
 import { forEachLimited } from "./concurrency.js";
 import { ValidationError } from "./errors.js";
 import type { Actor } from "./model.js";
+import { checkQuery } from "./validation.js";
 
 /** A workspace the registry knows (its "~workspace" row). */
 export interface RegisteredWorkspace {
@@ -76,6 +77,7 @@ export class WorkspaceService {
 
   /** Deletes the whole workspace; `confirm` must repeat its name exactly (access is checked by the caller). */
   async delete(workspace: string, confirm: string, actor: Actor): Promise<{ rowsDeleted: number }> {
+    checkQuery(confirm, "confirm"); // the text rules every argument meets
     if (confirm !== workspace) {
       throw new ValidationError(
         `confirm must repeat the workspace name exactly ('${workspace}') to delete it; got '${confirm.slice(0, 80)}'. Nothing was deleted.`,
