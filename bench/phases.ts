@@ -64,6 +64,19 @@ export const CORE_PHASES: Phase[] = [
     calls: (w) => w.searchCalls,
     run: (ops, i, n) => ops.getEntityHistory(spread(i, n)),
   },
+  // Navigation (ours only), on the ring: depth 2 both ways is the entity and four neighbours; the path spans three relations.
+  {
+    name: "get_neighbors (depth 2)",
+    operation: "getNeighbors",
+    calls: (w) => w.searchCalls,
+    run: (ops, i, n) => ops.getNeighbors(spread(i, n)),
+  },
+  {
+    name: "find_path (3 hops)",
+    operation: "findPath",
+    calls: (w) => w.searchCalls,
+    run: (ops, i, n) => ops.findPath(spread(i, n), entityName((((i * 7919) % n) + 3) % n)),
+  },
 ];
 
 export interface PhaseResult {

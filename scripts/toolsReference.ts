@@ -127,15 +127,14 @@ function fieldTable(rows: FieldRow[], notes: (row: FieldRow) => string[] = () =>
 const yesNo = (value: boolean): string => (value ? "yes" : "no");
 
 function toolSection(tool: AnyTool): string[] {
-  const input = fieldTable([
-    {
-      path: "workspaceName",
-      type: typeOf(toJsonSchema({ workspaceName }, "input").properties?.workspaceName ?? {}),
-      required: true,
-      description: `${workspaceName.description ?? ""} Required on \`/api/mcp\`; optional on \`/api/workspaces/{workspaceName}/mcp\`, where it must match the bound workspace if given.`,
-    },
-    ...fieldRows(toJsonSchema(tool.input, "input")),
-  ]);
+  const workspaceRow = {
+    path: "workspaceName",
+    type: typeOf(toJsonSchema({ workspaceName }, "input").properties?.workspaceName ?? {}),
+    required: true,
+    description: `${workspaceName.description ?? ""} Required on \`/api/mcp\`; optional on \`/api/workspaces/{workspaceName}/mcp\`, where it must match the bound workspace if given.`,
+  };
+  // A tool that acts on no single workspace (list_workspaces) takes no workspaceName.
+  const input = fieldTable([...(tool.noWorkspace ? [] : [workspaceRow]), ...fieldRows(toJsonSchema(tool.input, "input"))]);
   const withoutTags = tool.outputWithoutTags
     ? new Set(fieldRows(toJsonSchema(tool.outputWithoutTags, "output")).map((r) => r.path))
     : undefined;

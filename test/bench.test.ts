@@ -77,7 +77,8 @@ describe("npm run bench", () => {
       "get_entity_relations",
     );
     // Seven phases every Table target runs, and the two change-feed reads only ours has.
-    expect(report.phases.filter((row) => row.target === "ours")).toHaveLength(9);
+    // Navigation adds two more phases only ours has: get_neighbors and find_path.
+    expect(report.phases.filter((row) => row.target === "ours")).toHaveLength(11);
     expect(report.phases.filter((row) => row.target === "floor")).toHaveLength(7);
   });
 
@@ -93,7 +94,17 @@ describe("npm run bench", () => {
 
   test.each([30, 300])("N=%i: ours makes exactly the floor's storage requests, each tool's budget", (entities) => {
     const { report } = runs.get(entities)!;
-    const { get_changes: changes, get_entity_history: history, ...ours } = requestsPerCall(report, "ours");
+    const {
+      get_changes: changes,
+      get_entity_history: history,
+      get_neighbors: neighbors,
+      find_path: path,
+      ...ours
+    } = requestsPerCall(report, "ours");
+    // Navigation on the ring: the entity and its four neighbours at depth 2, one range read each (docs/navigate.md#get_neighbors);
+    // find_path reads both ends, then the first side's two neighbours, where the sides meet (docs/navigate.md#find_path).
+    expect(neighbors).toBe(5);
+    expect(path).toBe(4);
     expect(ours).toEqual(requestsPerCall(report, "floor"));
     // The workload writes fewer than 1,000 events (one per transaction), so each change-feed read is one page. The first
     // get_changes of the process also signs a cursor, so it reads the signing key and, on this fresh table, creates it:

@@ -369,6 +369,7 @@ describe("a bulk import", () => {
       relation: 2000,
       "edge-in": 2000,
       "edge-out": 2000,
+      workspace: 1, // the registry row, written in the import's first transaction (docs/navigate.md#the-registry)
     });
   });
 });

@@ -34,7 +34,7 @@ const PARITY_TOOLS = [
   "open_nodes",
 ];
 /** Our additions to the official input schemas. */
-const EXTRA_INPUTS: Record<string, string[]> = { search_nodes: ["limit"], open_nodes: ["asOf"] };
+const EXTRA_INPUTS: Record<string, string[]> = { search_nodes: ["limit", "maxChars", "cursor"], open_nodes: ["asOf", "maxChars"] };
 /** With the tags group, our only additions to the official output schemas: optional tag fields on each entity. */
 const TAG_OUTPUTS: Record<string, string[]> = { search_nodes: ["tags", "observationTags"], open_nodes: ["tags", "observationTags"] };
 

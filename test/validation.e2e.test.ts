@@ -74,12 +74,19 @@ const SURROGATE_CALLS: [string, Record<string, unknown>, RegExp][] = [
   ["get_changes", { principal: LONE }, /principal/],
   ["get_entity_history", { entityName: LONE }, /entityName/],
   ["restore_entity", { entityName: LONE }, /entityName/],
+  ["get_neighbors", { entityName: LONE }, /entityName/],
+  ["get_neighbors", { entityName: "A", relationTypes: [LONE] }, /relationTypes\[0\]/],
+  ["get_neighbors", { entityName: "A", entityTypes: [LONE] }, /entityTypes\[0\]/],
+  ["find_path", { from: LONE, to: "B" }, /from/],
+  ["find_path", { from: "A", to: LONE }, /to/],
+  ["find_path", { from: "A", to: "B", relationTypes: [LONE] }, /relationTypes\[0\]/],
+  ["delete_workspace", { confirm: LONE }, /confirm/],
 ];
 
 describe("text rules are the same on every tool", () => {
   test("the table above covers every tool that takes text", () => {
     const covered = new Set(SURROGATE_CALLS.map(([tool]) => tool));
-    const withoutText = ["read_graph", "get_all_tags", "get_tag_usage"];
+    const withoutText = ["read_graph", "get_all_tags", "get_tag_usage", "list_workspaces"];
     expect(ALL_TOOLS.map((tool) => tool.name).filter((name) => !covered.has(name))).toEqual(withoutText);
   });
 

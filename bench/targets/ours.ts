@@ -53,6 +53,11 @@ export async function startOurs(connectionString: string): Promise<Target> {
       },
       getChanges: async () => void (await call("get_changes", { limit: 50 })),
       getEntityHistory: async (name) => void (await call("get_entity_history", { entityName: name, limit: 50 })),
+      getNeighbors: async (name) => void (await call("get_neighbors", { entityName: name, depth: 2, direction: "both" })),
+      findPath: async (from, to) => {
+        const path = await call<{ found: boolean }>("find_path", { from, to });
+        if (!path.found) throw new Error(`find_path found no path from ${from} to ${to}`);
+      },
     },
     storageRequests: async () => (await server.ask<{ requests: number }>("stats")).requests,
     drainServerDurations: async () => (await server.ask<{ durations: number[] }>("durations")).durations,

@@ -36,6 +36,10 @@ export interface Operations {
   getChanges(): Promise<void>;
   /** get_entity_history of one entity, its 50 oldest events. */
   getEntityHistory(name: string): Promise<void>;
+  /** get_neighbors of one entity, depth 2, both directions (only targets with traversal). */
+  getNeighbors(name: string): Promise<void>;
+  /** find_path between two entities. */
+  findPath(from: string, to: string): Promise<void>;
 }
 
 export interface Target {

@@ -8,9 +8,10 @@ import { UsageError, type CliIo, type Command } from "./command.js";
 import { exportCommand } from "./export.js";
 import { importCommand } from "./import.js";
 import { keysCommand } from "./keys.js";
+import { workspacesCommand } from "./workspaces.js";
 
 /** The subcommands. Add one: write its module (a Command), list it here. */
-const COMMANDS: readonly Command[] = [importCommand, exportCommand, keysCommand];
+const COMMANDS: readonly Command[] = [importCommand, exportCommand, keysCommand, workspacesCommand];
 
 /** `central-memory <command> …`: runs one subcommand and returns the exit code (2 for a usage mistake). */
 export async function runCli(argv: readonly string[], io: CliIo = processIo()): Promise<number> {

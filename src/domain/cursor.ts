@@ -17,8 +17,13 @@ export interface CursorScope {
   workspace: string;
   mode: string;
   /** The tool that issues it; read_graph when absent. Its cursors continue after an entity id, the history tools' after an event key. */
-  tool?: "read_graph" | "get_changes" | "get_entity_history";
+  tool?: "read_graph" | "get_changes" | "get_entity_history" | OffsetCursorTool;
 }
+
+/** Tools whose maxChars answers continue at a position in their result list (a decimal offset), not after a key. */
+type OffsetCursorTool = "search_nodes" | "get_neighbors";
+const OFFSET_TOOLS: ReadonlySet<string> = new Set<OffsetCursorTool>(["search_nodes", "get_neighbors"]);
+const OFFSET = /^\d{1,7}$/;
 
 /** An event's row key (storage/keys.ts): the history tools continue after one. */
 const EVENT_KEY = /^~ev~\d{13}~[0-9a-f]{12}$/;
@@ -34,7 +39,7 @@ const FORMAT = 2;
 
 const refused = (scope: CursorScope) => {
   const tool = scope.tool ?? "read_graph";
-  const mode = tool === "read_graph" ? "mode" : "filters";
+  const mode = tool === "read_graph" ? "mode" : OFFSET_TOOLS.has(tool) ? "arguments" : "filters";
   return new ValidationError(
     `cursor is not one ${tool} issued for this workspace and ${mode} (it was altered, made by hand, or belongs to another ` +
       `workspace or ${mode}). Omit cursor to start again from the first page, or pass the previous page's cursor unchanged with the same ${mode}.`,
@@ -82,6 +87,10 @@ function positionIn(scope: CursorScope, payload: string): string {
   if ((scope.tool ?? "read_graph") === "read_graph") {
     if (!isGuid(after)) throw refused(scope);
     return after.toLowerCase();
+  }
+  if (OFFSET_TOOLS.has(scope.tool!)) {
+    if (!OFFSET.test(after)) throw refused(scope);
+    return after;
   }
   if (!EVENT_KEY.test(after)) throw refused(scope);
   return after;

@@ -32,4 +32,19 @@ export const LIMITS = {
   batchOperations: 100,
   /** Stay well under the 4 MiB transaction payload limit; JSON escaping can double a string's size. */
   batchPayloadBytes: 3_500_000,
+  /** get_neighbors: the deepest neighbourhood (each level is one parallel round of range reads). */
+  neighborDepth: 3,
+  /** get_neighbors: entities returned when no limit is given. */
+  neighborLimit: 100,
+  /** get_neighbors with an entityTypes filter: the most entities one call reads (entities of other types are read, then dropped). */
+  neighborReads: 1000,
+  /** find_path: the longest path looked for. */
+  pathDepth: 6,
+  /**
+   * find_path: the most entities whose edges one search reads (one range read each), so a search
+   * through a dense graph costs at most this many requests before it answers "no path found".
+   */
+  pathVisitedEntities: 1000,
+  /** maxChars: the largest budget accepted (10 MB of JSON text is already far more than any agent can read). */
+  maxChars: 10_000_000,
 } as const;

@@ -10,6 +10,17 @@ import { subgraph } from "./subgraph.js";
 import { TagService } from "./tags.js";
 import { HistoryService } from "./historyService.js";
 import {
+  checkNeighborRequest,
+  checkPathRequest,
+  neighbors,
+  shortestPath,
+  type Neighborhood,
+  type NeighborRequest,
+  type PathRequest,
+  type PathResult,
+} from "./navigation.js";
+import { WorkspaceService } from "./workspaces.js";
+import {
   checkCount,
   checkEntityInput,
   checkEntityName,
@@ -59,7 +70,10 @@ export class MemoryService {
   readonly tags: TagService;
   /** The change feed: changes, entity history, as-of reads and restore (docs/history.md). */
   readonly history: HistoryService;
-  private readonly cursors: CursorCodec;
+  /** Signs continuation cursors: read_graph's, the history tools', and those of maxChars answers (docs/navigate.md#budgets). */
+  readonly cursors: CursorCodec;
+  /** The workspace registry: listing and deleting workspaces (docs/navigate.md#workspaces). */
+  readonly workspaces: WorkspaceService;
 
   /** `cursorKey` signs read_graph cursors; it must be the same on every instance of a deployment. */
   constructor(
@@ -69,6 +83,28 @@ export class MemoryService {
     this.tags = new TagService(store.tags);
     this.cursors = new CursorCodec(cursorKey);
     this.history = new HistoryService(store, this.cursors);
+    this.workspaces = new WorkspaceService(store.workspaces);
+  }
+
+  /** The neighbourhood of one entity (docs/navigate.md#get_neighbors); see navigation.ts for its cost. */
+  getNeighbors(workspace: string, ref: EntityRef, options: NeighborRequest): Promise<Neighborhood> {
+    const id = this.idOf(workspace, ref, { id: "entityId", name: "entityName" });
+    const request = checkNeighborRequest(options);
+    return neighbors(this.store.traversal, workspace, { id, label: ref.name ?? id }, request);
+  }
+
+  /** The shortest path between two entities (docs/navigate.md#find_path). */
+  findPath(workspace: string, from: EntityRef, to: EntityRef, options: PathRequest): Promise<PathResult> {
+    const fromId = this.idOf(workspace, from, { id: "fromEntityId", name: "from", role: "the start entity" });
+    const toId = this.idOf(workspace, to, { id: "toEntityId", name: "to", role: "the end entity" });
+    const request = checkPathRequest(options);
+    return shortestPath(
+      this.store.traversal,
+      workspace,
+      { id: fromId, label: from.name ?? fromId },
+      { id: toId, label: to.name ?? toId },
+      request,
+    );
   }
 
   async upsertEntity(workspace: string, actor: Actor, input: UpsertEntityInput) {

@@ -1,3 +1,5 @@
+import type { TraversalPort } from "./navigation.js";
+import type { WorkspaceStore } from "./workspaces.js";
 import type { ChangeEvent, FeedPosition } from "./history.js";
 import type { Actor, Direction, Entity, EntityNode, Metadata, ReadMode, Relation, TagDefinition, TagUsage } from "./model.js";
 
@@ -189,6 +191,12 @@ export interface GraphStore {
 
   /** Tags of entities and observations. Deleting an entity or an observation (above) also removes its tags. */
   readonly tags: TagStore;
+
+  /** Entities with their edges, one round of parallel reads per call: what get_neighbors and find_path walk. */
+  readonly traversal: TraversalPort;
+
+  /** The workspace registry, summaries and whole-workspace deletion. */
+  readonly workspaces: WorkspaceStore;
 
   /**
    * The change feed: the events committed after `position` (from the start without one), each exactly

@@ -87,13 +87,19 @@ export function createMcpServer(context: McpContext): Server {
       const parsed = inputSchema(tool, boundWorkspace).safeParse(request.params.arguments ?? {});
       if (!parsed.success) throw new ValidationError(`Invalid arguments for ${tool.name}: ${describeIssues(parsed.error)}`);
       const { workspaceName, ...args } = parsed.data as { workspaceName?: string } & Record<string, unknown>;
-      const workspace = resolveWorkspace(workspaceName, boundWorkspace);
-      authorize(principal, workspace, tool);
+      // A tool that takes no workspace (list_workspaces) checks each workspace's grant itself.
+      const workspace = tool.noWorkspace ? "" : resolveWorkspace(workspaceName, boundWorkspace);
+      if (!tool.noWorkspace) authorize(principal, workspace, tool);
       const actor = { principal: principal.id, tool: tool.name };
-      const structured = await tool.handler(args, { memory: context.memory, workspace, principal, actor, toolsets });
+      const notes: string[] = [];
+      const note = (text: string) => void notes.push(text);
+      const structured = await tool.handler(args, { memory: context.memory, workspace, principal, actor, toolsets, note });
       return {
         structuredContent: structured,
-        content: [{ type: "text", text: tool.text ? tool.text(structured) : JSON.stringify(structured) }],
+        content: [
+          { type: "text", text: tool.text ? tool.text(structured) : JSON.stringify(structured) },
+          ...notes.map((text) => ({ type: "text" as const, text })),
+        ],
       };
     } catch (error) {
       return errorResult(error, { structured: !tool.exactOutputSchema });
@@ -126,7 +132,9 @@ function perTool<T>(compute: (tool: AnyTool, variant: string) => T): (tool: AnyT
  * parse, which cost more than the parse itself when every request built a fresh one.
  */
 const cachedInputSchema = perTool((tool, route) =>
-  z.object({ ...tool.input, workspaceName: route === "unbound" ? workspaceNameField : workspaceNameField.optional() }),
+  tool.noWorkspace
+    ? z.object(tool.input)
+    : z.object({ ...tool.input, workspaceName: route === "unbound" ? workspaceNameField : workspaceNameField.optional() }),
 );
 function inputSchema(tool: AnyTool, boundWorkspace: string | undefined): z.ZodObject {
   return cachedInputSchema(tool, boundWorkspace === undefined ? "unbound" : "bound");

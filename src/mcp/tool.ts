@@ -34,6 +34,11 @@ interface ToolContext {
   actor: Actor;
   /** The groups this connection selected: tag data is shown only with the tags group. */
   toolsets: Toolsets;
+  /**
+   * Adds a text block after the result's JSON: for what a tool with another server's exact output schema
+   * must say beyond that schema (how to continue a maxChars answer).
+   */
+  note(text: string): void;
 }
 
 /**
@@ -65,6 +70,11 @@ export interface ToolDefinition<Input extends z.ZodRawShape = z.ZodRawShape, Out
    * shape plus optional tag fields, which the handler fills only when the tags group is selected.
    */
   outputWithoutTags?: z.ZodRawShape;
+  /**
+   * The tool acts on no single workspace (list_workspaces): it takes no workspaceName, the registry
+   * checks no workspace grant, and the handler's `workspace` is empty; the handler applies the grants itself.
+   */
+  noWorkspace?: boolean;
   /** The text content of a successful result; the same JSON as structuredContent when absent. */
   text?(structured: z.infer<z.ZodObject<Output>>): string;
   handler(args: z.infer<z.ZodObject<Input>>, context: ToolContext): Promise<z.infer<z.ZodObject<Output>>>;

@@ -55,7 +55,8 @@ export type RowKind =
   | "event"
   | "history-pruned"
   | "batch-marker"
-  | "workspace";
+  | "workspace"
+  | "workspace-deletion";
 
 export const rowKey = {
   entity: (entityId: string) => entityId,
@@ -100,6 +101,16 @@ export function tagLinkKeys(target: TagTarget, tagId: string): { link: string; i
     index: `${TAG_INDEX}${tagId}${SEPARATOR}${rowKey.observation(entityId, observationId)}`,
   };
 }
+
+/**
+ * The partition of deployment-wide administrative records (workspace deletions). No workspace name
+ * can start with "~" (docs/architecture.md#workspaces), so no workspace read, scan or delete reaches it.
+ */
+export const ADMIN_PARTITION = "~admin";
+/** A workspace deletion's record in ADMIN_PARTITION, keyed by time like events (same 13-digit form). */
+export const workspaceDeletionKey = (ms: number, unique: string): string => `deleted${rowKey.event(ms, unique)}`;
+/** Every workspace deletion record. */
+export const workspaceDeletions: KeyRange = { from: "deleted~ev~", to: "deleted~ev~~" };
 
 /** Half-open RowKey ranges [from, to). */
 export interface KeyRange {

@@ -22,6 +22,8 @@ import { TableTagStore } from "./tableTagStore.js";
 import { changesSince, historyStart, readEvents } from "./history.js";
 import { HistoryPruner } from "./retention.js";
 import type { ChangeEvent, FeedPosition } from "../domain/history.js";
+import { TableTraversal } from "./traversal.js";
+import { TableWorkspaceStore } from "./workspaces.js";
 
 /**
  * The GraphStore port on Table Storage (key layout in keys.ts, concurrency rules in transactions.ts).
@@ -31,6 +33,8 @@ export class TableGraphStore implements GraphStore {
   private readonly gateway: TableGateway;
   private readonly feedLatenessMs: number;
   readonly tags: TableTagStore;
+  readonly traversal: TableTraversal;
+  readonly workspaces: TableWorkspaceStore;
 
   private readonly pruner: HistoryPruner;
 
@@ -39,6 +43,8 @@ export class TableGraphStore implements GraphStore {
     this.feedLatenessMs = storage.feedLatenessMs;
     this.pruner = new HistoryPruner(storage.gateway, storage.historyRetentionDays);
     this.tags = new TableTagStore(storage, this.pruner);
+    this.traversal = new TableTraversal(storage.gateway);
+    this.workspaces = new TableWorkspaceStore(storage.gateway);
   }
 
   getEntitySummary(workspace: string, entityId: string): Promise<EntitySummary | undefined> {

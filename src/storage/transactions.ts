@@ -6,6 +6,7 @@ import { changeChars, EVENT_MAX_CHARS, eventAction } from "./events.js";
 import type { TableGateway } from "./gateway.js";
 import { rowKey } from "./keys.js";
 import type { Stamp } from "./rowWrites.js";
+import { registered, registration } from "./workspaces.js";
 
 /**
  * The adapter's concurrency rules, stated once (other storage modules point here). There are no
@@ -163,10 +164,13 @@ export function chunkActions(actions: TransactionAction[], maxOperations: number
 
 export const deleteAction = (workspace: string, key: string): TransactionAction => ["delete", { partitionKey: workspace, rowKey: key }];
 
-/** Commits one packed transaction with its event row (rule 6). */
-export function commitBatch(gateway: TableGateway, workspace: string, stamp: Stamp, batch: Batch<Unit>): Promise<void> {
-  if (batch.actions.length === 0) return Promise.resolve();
-  return gateway.transact([...batch.actions, eventAction(workspace, stamp, batch.changes)], batch.conditions);
+/** Commits one packed transaction with its event row (rule 6), and the workspace's registration when it is due and has room (workspaces.ts). */
+export async function commitBatch(gateway: TableGateway, workspace: string, stamp: Stamp, batch: Batch<Unit>): Promise<void> {
+  if (batch.actions.length === 0) return;
+  const actions = [...batch.actions, eventAction(workspace, stamp, batch.changes)];
+  const registry = registration(gateway, workspace, actions.length);
+  await gateway.transact(registry ? [...actions, registry] : actions, batch.conditions);
+  if (registry) registered(gateway, workspace);
 }
 
 /** Packs the units and commits the transactions, CONCURRENCY at a time; `committed` hears of each. */

@@ -23,6 +23,10 @@ import { tagObservation } from "./tagObservation.js";
 import { untagObservation } from "./untagObservation.js";
 import { upsertEntity } from "./upsertEntity.js";
 import { upsertRelation } from "./upsertRelation.js";
+import { getNeighbors } from "./getNeighbors.js";
+import { findPath } from "./findPath.js";
+import { listWorkspaces } from "./listWorkspaces.js";
+import { deleteWorkspace } from "./deleteWorkspace.js";
 
 /** Every tool, in the order tools/list shows them. Add a tool: write its module, list it here. */
 export const ALL_TOOLS: readonly AnyTool[] = [
@@ -54,4 +58,10 @@ export const ALL_TOOLS: readonly AnyTool[] = [
   getChanges,
   getEntityHistory,
   restoreEntity,
+  // navigate: neighbourhoods and paths
+  getNeighbors,
+  findPath,
+  // admin: workspaces
+  listWorkspaces,
+  deleteWorkspace,
 ];

@@ -2,6 +2,10 @@ import { z } from "zod";
 import { defineTool } from "../tool.js";
 import { officialGraphAnswer, toOfficialGraph } from "../graphShapes.js";
 import { asOfInput } from "../historyShapes.js";
+import { checkMaxChars } from "../../domain/budget.js";
+import type { Relation } from "../../domain/model.js";
+import { maxCharsInput } from "../budgets.js";
+import { officialGraphWithin } from "../officialBudget.js";
 
 /** Official memory-server parity (see createEntities.ts). */
 export const openNodes = defineTool({
@@ -9,9 +13,34 @@ export const openNodes = defineTool({
   groups: ["graph"],
   title: "Open Nodes",
   description: "Open specific nodes in the knowledge graph by their names",
-  input: { names: z.array(z.string()).describe("An array of entity names to retrieve"), asOf: asOfInput },
+  input: {
+    names: z.array(z.string()).describe("An array of entity names to retrieve"),
+    asOf: asOfInput,
+    maxChars: maxCharsInput.describe(
+      "Most characters of text to return: stops at whole entities; a second text block then lists the remainingNames to open next.",
+    ),
+  },
   ...officialGraphAnswer,
-  async handler(args, { memory, workspace, toolsets }) {
-    return toOfficialGraph(await memory.openNodes(workspace, args.names, args.asOf), toolsets.has("tags"));
+  async handler(args, { memory, workspace, toolsets, note }) {
+    if (args.maxChars !== undefined) checkMaxChars(args.maxChars);
+    const graph = await memory.openNodes(workspace, args.names, args.asOf);
+    if (args.maxChars === undefined) return toOfficialGraph(graph, toolsets.has("tags"));
+    const position = new Map(graph.entities.map((entity, i) => [entity.id, i]));
+    // A relation to an entity not returned yet waits for the call that returns it, so each is listed once.
+    const listedAt = (r: Relation) => Math.max(position.get(r.fromEntityId) ?? -1, position.get(r.toEntityId) ?? -1);
+    const answer = await officialGraphWithin({
+      entities: graph.entities,
+      relations: graph.relations,
+      offset: 0,
+      maxChars: args.maxChars,
+      listedAt,
+      withTags: toolsets.has("tags"),
+      continuation: async (end) => ({
+        remainingNames: graph.entities.slice(end).map((entity) => entity.name),
+        message: "maxChars stopped the answer early: call open_nodes again with names = remainingNames (and the same maxChars).",
+      }),
+    });
+    if (answer.note !== undefined) note(answer.note);
+    return answer.graph;
   },
 });

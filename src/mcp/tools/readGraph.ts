@@ -1,9 +1,13 @@
 import { z } from "zod";
 import { LIMITS } from "../../domain/limits.js";
+import { checkMaxChars } from "../../domain/budget.js";
 import { defineTool } from "../tool.js";
 import { resultLimit } from "../schemas.js";
 import { graphOutput, toGraphOutput } from "../graphShapes.js";
 import { asOfInput } from "../historyShapes.js";
+import { maxCharsInput, truncationOutput, withinBudget } from "../budgets.js";
+import { ValidationError } from "../../domain/errors.js";
+import { compareText } from "../../domain/order.js";
 
 export const readGraph = defineTool({
   name: "read_graph",
@@ -21,12 +25,40 @@ export const readGraph = defineTool({
     cursor: z.string().optional().describe("The cursor a previous page returned, unchanged."),
     mode: z.enum(["full", "names"]).optional().describe("'full' (default): observations and metadata too; 'names': names and types only."),
     asOf: asOfInput.describe("An ISO 8601 time: the whole graph as it was then, rebuilt from the change history (no paging)."),
+    maxChars: maxCharsInput.describe(
+      "Most characters of JSON text to return: the page stops at whole entities (in storage order) and says truncated, with a cursor for the rest.",
+    ),
   },
-  output: graphOutput,
+  output: { ...graphOutput, truncated: truncationOutput.truncated },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async handler(args, { memory, workspace, toolsets }) {
     const mode = args.mode ?? "full";
+    if (args.maxChars !== undefined) checkMaxChars(args.maxChars);
+    if (args.maxChars !== undefined && args.asOf !== undefined) {
+      throw new ValidationError("maxChars pages the current graph; asOf reads the whole past graph at once. Omit one of them.");
+    }
     const page = await memory.readGraph(workspace, { limit: args.limit, cursor: args.cursor, mode, asOf: args.asOf });
-    return toGraphOutput(workspace, page, mode, toolsets.has("tags"));
+    const output = toGraphOutput(workspace, page, mode, toolsets.has("tags"));
+    if (args.maxChars === undefined) return output;
+    // In storage order (by id), so that a cut page continues after the last entity it holds, and each relation comes with its source.
+    const entities = [...output.entities].sort((a, b) => compareText(a.id, b.id));
+    return withinBudget({
+      total: entities.length,
+      offset: 0,
+      maxChars: args.maxChars,
+      render: (answer) => JSON.stringify(answer),
+      build: async (end) => {
+        if (end === entities.length) return { ...output, entities };
+        const kept = new Set(entities.slice(0, end).map((entity) => entity.id));
+        const { cursor: _whole, ...rest } = output;
+        return {
+          ...rest,
+          entities: entities.slice(0, end),
+          relations: output.relations.filter((relation) => kept.has(relation.fromEntityId)),
+          truncated: true as const,
+          cursor: await memory.cursors.encode({ workspace, mode }, entities[end - 1]!.id),
+        };
+      },
+    });
   },
 });

@@ -4,6 +4,10 @@ import { LIMITS } from "../../domain/limits.js";
 import { defineTool } from "../tool.js";
 import { resultLimit } from "../schemas.js";
 import { officialGraphAnswer, toOfficialGraph } from "../graphShapes.js";
+import { checkMaxChars } from "../../domain/budget.js";
+import type { Relation } from "../../domain/model.js";
+import { maxCharsInput } from "../budgets.js";
+import { officialGraphWithin } from "../officialBudget.js";
 
 /** Official memory-server parity (see createEntities.ts), plus an optional `limit`. */
 export const searchNodes = defineTool({
@@ -18,9 +22,35 @@ export const searchNodes = defineTool({
       .describe(
         `Most entities to return (1-${LIMITS.itemsPerCall}, default ${DEFAULT_SEARCH_LIMIT}), best first: name matches, then type, then observation matches.`,
       ),
+    maxChars: maxCharsInput.describe(
+      "Most characters of text to return: stops at whole entities; a second text block then holds a cursor for the rest.",
+    ),
+    cursor: z.string().optional().describe("The cursor a maxChars answer gave, with the same query and limit: the rest of the results."),
   },
   ...officialGraphAnswer,
-  async handler(args, { memory, workspace, toolsets }) {
-    return toOfficialGraph(await memory.searchNodes(workspace, args.query, args.limit), toolsets.has("tags"));
+  async handler(args, { memory, workspace, toolsets, note }) {
+    if (args.maxChars !== undefined) checkMaxChars(args.maxChars);
+    const scope = { workspace, tool: "search_nodes" as const, mode: JSON.stringify({ query: args.query, limit: args.limit }) };
+    const offset = args.cursor === undefined ? 0 : Number(await memory.cursors.decode(scope, args.cursor));
+    const graph = await memory.searchNodes(workspace, args.query, args.limit);
+    if (args.maxChars === undefined && offset === 0) return toOfficialGraph(graph, toolsets.has("tags"));
+    const position = new Map(graph.entities.map((entity, i) => [entity.id, i]));
+    // A relation is listed with the best-ranked matching entity it touches, so following the cursor lists each once.
+    const listedAt = (r: Relation) =>
+      Math.min(position.get(r.fromEntityId) ?? Number.MAX_SAFE_INTEGER, position.get(r.toEntityId) ?? Number.MAX_SAFE_INTEGER);
+    const answer = await officialGraphWithin({
+      entities: graph.entities,
+      relations: graph.relations,
+      offset,
+      maxChars: args.maxChars,
+      listedAt,
+      withTags: toolsets.has("tags"),
+      continuation: async (end) => ({
+        cursor: await memory.cursors.encode(scope, String(end)),
+        message: "maxChars stopped the answer early: call search_nodes again with this cursor (and the same query and limit) for the rest.",
+      }),
+    });
+    if (answer.note !== undefined) note(answer.note);
+    return answer.graph;
   },
 });

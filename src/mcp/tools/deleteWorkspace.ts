@@ -1,0 +1,19 @@
+import { z } from "zod";
+import { defineTool } from "../tool.js";
+
+export const deleteWorkspace = defineTool({
+  name: "delete_workspace",
+  groups: ["admin"],
+  title: "Delete a workspace",
+  description:
+    "Deletes a whole workspace: every entity, observation, relation, tag and its change history. It cannot be undone (copy it first " +
+    "with the CLI's `central-memory workspaces copy` if in doubt). `confirm` must repeat workspaceName exactly. Needs write access. " +
+    "The deletion itself is recorded outside the workspace (who, when, how many rows).",
+  input: { confirm: z.string().describe("The workspace name again, exactly: guards against deleting the wrong workspace.") },
+  output: { success: z.literal(true), workspaceName: z.string(), rowsDeleted: z.number() },
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  async handler(args, { memory, workspace, actor }) {
+    const { rowsDeleted } = await memory.workspaces.delete(workspace, args.confirm, actor);
+    return { success: true as const, workspaceName: workspace, rowsDeleted };
+  },
+});
