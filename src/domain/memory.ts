@@ -9,6 +9,7 @@ import type { EntitySummary, GraphStore } from "./store.js";
 import { subgraph } from "./subgraph.js";
 import { TagService } from "./tags.js";
 import { HistoryService } from "./historyService.js";
+import { checkExpectedVersion } from "./curation.js";
 import {
   checkCount,
   checkEntityInput,
@@ -31,6 +32,7 @@ export interface UpsertEntityInput {
   entityType: string;
   observations?: string[];
   metadata?: unknown;
+  expectedVersion?: string;
 }
 
 export interface EntityRef {
@@ -44,6 +46,7 @@ export interface UpsertRelationInput {
   to: EntityRef;
   relationType: string;
   metadata?: unknown;
+  expectedVersion?: string;
 }
 
 /**
@@ -77,6 +80,7 @@ export class MemoryService {
     checkEntityType(input.entityType, "entityType");
     checkCount(observations, "observations", LIMITS.observationsPerCall);
     observations.forEach((content, i) => checkObservation(content, `observations[${i}]`));
+    checkExpectedVersion(input.expectedVersion, "expectedVersion");
     const metadata = normalizeMetadata(input.metadata);
     const id = entityId(workspace, input.name);
     const result = await this.store.upsertEntity(workspace, actor, {
@@ -85,14 +89,16 @@ export class MemoryService {
       entityType: input.entityType,
       observations,
       ...(metadata !== undefined ? { metadata } : {}),
+      ...(input.expectedVersion !== undefined ? { expectedVersion: input.expectedVersion } : {}),
     });
-    return { id, created: result.created, addedObservations: result.addedObservations };
+    return { id, created: result.created, addedObservations: result.addedObservations, version: result.version };
   }
 
   async upsertRelation(workspace: string, actor: Actor, input: UpsertRelationInput) {
     const fromId = this.idOf(workspace, input.from, { id: "fromEntityId", name: "from", role: "the source entity" });
     const toId = this.idOf(workspace, input.to, { id: "toEntityId", name: "to", role: "the target entity" });
     checkRelationType(input.relationType, "relationType");
+    checkExpectedVersion(input.expectedVersion, "expectedVersion");
     const metadata = normalizeMetadata(input.metadata);
     const [from, to] = await Promise.all([
       this.resolveEndpoint(workspace, fromId, input.from, "Source"),
@@ -100,7 +106,7 @@ export class MemoryService {
     ]);
     const id = relationId(workspace, from.id, input.relationType, to.id);
     try {
-      const { created } = await this.store.upsertRelation(workspace, actor, {
+      const { created, version } = await this.store.upsertRelation(workspace, actor, {
         id,
         fromEntityId: from.id,
         fromName: from.name,
@@ -108,8 +114,9 @@ export class MemoryService {
         toName: to.name,
         relationType: input.relationType,
         ...(metadata !== undefined ? { metadata } : {}),
+        ...(input.expectedVersion !== undefined ? { expectedVersion: input.expectedVersion } : {}),
       });
-      return { relationId: id, fromEntityId: from.id, toEntityId: to.id, created };
+      return { relationId: id, fromEntityId: from.id, toEntityId: to.id, created, version };
     } catch (error) {
       if (!(error instanceof NotFoundError)) throw error;
       // The transaction's endpoint guard failed: find out which endpoint is missing, and say so.

@@ -9,6 +9,8 @@ export interface EntityWrite {
   metadata?: Metadata;
   /** Added if not already present; stored observations are never removed by an upsert. */
   observations: string[];
+  /** Write only while the stored version is this one (docs/curate.md#versions). */
+  expectedVersion?: string;
 }
 
 /** A new entity: created with these observations, or left untouched if it exists. */
@@ -30,6 +32,8 @@ export interface RelationWrite {
   relationType: string;
   /** Replaces the stored metadata when given. */
   metadata?: Metadata;
+  /** Write only while the stored relation's version is this one (docs/curate.md#versions). */
+  expectedVersion?: string;
 }
 
 /** Identifies a relation's rows: the canonical row and the edge rows kept with each endpoint. */
@@ -131,10 +135,14 @@ export interface GraphStore {
    * Creates or updates an entity and adds observations it does not have yet.
    * Throws NotFoundError only if the entity vanished mid-write and could not be recreated.
    */
-  upsertEntity(workspace: string, actor: Actor, write: EntityWrite): Promise<{ created: boolean; addedObservations: string[] }>;
+  upsertEntity(
+    workspace: string,
+    actor: Actor,
+    write: EntityWrite,
+  ): Promise<{ created: boolean; addedObservations: string[]; version: string }>;
 
   /** Writes a relation atomically with its edge rows. Throws NotFoundError if an endpoint does not exist. */
-  upsertRelation(workspace: string, actor: Actor, write: RelationWrite): Promise<{ created: boolean }>;
+  upsertRelation(workspace: string, actor: Actor, write: RelationWrite): Promise<{ created: boolean; version: string }>;
 
   /** The entity's relations in one direction, or undefined when the entity does not exist. */
   getEntityRelations(workspace: string, entityId: string, direction: Direction): Promise<Relation[] | undefined>;

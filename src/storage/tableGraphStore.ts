@@ -45,11 +45,15 @@ export class TableGraphStore implements GraphStore {
     return getEntitySummary(this.gateway, workspace, entityId);
   }
 
-  upsertEntity(workspace: string, actor: Actor, write: EntityWrite): Promise<{ created: boolean; addedObservations: string[] }> {
+  upsertEntity(
+    workspace: string,
+    actor: Actor,
+    write: EntityWrite,
+  ): Promise<{ created: boolean; addedObservations: string[]; version: string }> {
     return this.pruner.after(workspace, upsertEntity(this.gateway, workspace, actor, write));
   }
 
-  upsertRelation(workspace: string, actor: Actor, write: RelationWrite): Promise<{ created: boolean }> {
+  upsertRelation(workspace: string, actor: Actor, write: RelationWrite): Promise<{ created: boolean; version: string }> {
     return this.pruner.after(workspace, upsertRelation(this.gateway, workspace, actor, write));
   }
 
