@@ -56,7 +56,7 @@ export const getEntityRelations = defineTool({
         toName: r.toName,
         metadata: r.metadata,
         ...authorshipOf(r),
-        ...(args.asOf === undefined ? { version: versionOrLegacy(r) } : {}),
+        version: versionOrLegacy(r),
       })),
     };
   },
