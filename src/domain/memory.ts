@@ -10,6 +10,7 @@ import { subgraph } from "./subgraph.js";
 import { TagService } from "./tags.js";
 import { HistoryService } from "./historyService.js";
 import { checkExpectedVersion } from "./curation.js";
+import { CurationService } from "./curationService.js";
 import {
   checkCount,
   checkEntityInput,
@@ -62,6 +63,8 @@ export class MemoryService {
   readonly tags: TagService;
   /** The change feed: changes, entity history, as-of reads and restore (docs/history.md). */
   readonly history: HistoryService;
+  /** Batches, duplicates and merges (docs/curate.md). */
+  readonly curation: CurationService;
   private readonly cursors: CursorCodec;
 
   /** `cursorKey` signs read_graph cursors; it must be the same on every instance of a deployment. */
@@ -72,6 +75,7 @@ export class MemoryService {
     this.tags = new TagService(store.tags);
     this.cursors = new CursorCodec(cursorKey);
     this.history = new HistoryService(store, this.cursors);
+    this.curation = new CurationService(store, this);
   }
 
   async upsertEntity(workspace: string, actor: Actor, input: UpsertEntityInput) {
@@ -351,7 +355,7 @@ export class MemoryService {
    * entity; ids derive from names, so that is checked with no read. `fields` are the caller's
    * argument names, so the message says which one to drop.
    */
-  private idOf(workspace: string, ref: EntityRef, fields: { id: string; name: string; role?: string }): string {
+  idOf(workspace: string, ref: EntityRef, fields: { id: string; name: string; role?: string }): string {
     if (ref.name !== undefined) checkEntityName(ref.name, fields.name);
     if (ref.id !== undefined) {
       if (!isGuid(ref.id)) throw new ValidationError(`'${ref.id}' is not an entity id (a GUID). Pass the entity's name instead.`);

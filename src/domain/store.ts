@@ -1,3 +1,4 @@
+import type { BatchAnswer, BatchClaim, BatchStep } from "./batchModel.js";
 import type { ChangeEvent, FeedPosition } from "./history.js";
 import type { Actor, Direction, Entity, EntityNode, Metadata, ReadMode, Relation, TagDefinition, TagUsage } from "./model.js";
 
@@ -210,6 +211,23 @@ export interface GraphStore {
 
   /** Where the workspace's history starts: its first event, and the time before which retention pruned events. */
   historyStart(workspace: string): Promise<{ first?: ChangeEvent; prunedBefore?: string }>;
+
+  /**
+   * Applies checked batch steps in one entity-group transaction, with the requestId's marker when given,
+   * or not at all; a fresh marker's answer is returned instead (replayed), writing nothing.
+   */
+  executeAtomicBatch(
+    workspace: string,
+    actor: Actor,
+    steps: readonly BatchStep[],
+    requestId?: string,
+  ): Promise<{ answer: BatchAnswer; replayed: boolean }>;
+
+  /** Claims a non-atomic batch's requestId before it runs. */
+  claimBatch(workspace: string, requestId: string): Promise<BatchClaim>;
+
+  /** Records a claimed non-atomic batch's answer under its requestId. */
+  completeBatch(workspace: string, requestId: string, answer: BatchAnswer): Promise<void>;
 }
 
 export interface EventQuery {

@@ -22,6 +22,9 @@ import { TableTagStore } from "./tableTagStore.js";
 import { changesSince, historyStart, readEvents } from "./history.js";
 import { HistoryPruner } from "./retention.js";
 import type { ChangeEvent, FeedPosition } from "../domain/history.js";
+import type { BatchAnswer, BatchClaim, BatchStep } from "../domain/batchModel.js";
+import { executeAtomicBatch } from "./batch.js";
+import { claimMarker, completeMarker } from "./markers.js";
 
 /**
  * The GraphStore port on Table Storage (key layout in keys.ts, concurrency rules in transactions.ts).
@@ -116,5 +119,17 @@ export class TableGraphStore implements GraphStore {
 
   historyStart(workspace: string): Promise<{ first?: ChangeEvent; prunedBefore?: string }> {
     return historyStart(this.gateway, workspace);
+  }
+
+  executeAtomicBatch(workspace: string, actor: Actor, steps: readonly BatchStep[], requestId?: string) {
+    return this.pruner.after(workspace, executeAtomicBatch(this.gateway, workspace, actor, steps, requestId));
+  }
+
+  claimBatch(workspace: string, requestId: string): Promise<BatchClaim> {
+    return claimMarker(this.gateway, workspace, requestId);
+  }
+
+  completeBatch(workspace: string, requestId: string, answer: BatchAnswer): Promise<void> {
+    return completeMarker(this.gateway, workspace, requestId, answer);
   }
 }

@@ -6,7 +6,7 @@ import { text } from "./rows.js";
 export const newVersion = (): string => randomBytes(8).toString("hex");
 
 /** The version a stored row reports. */
-const versionOf = (row: Record<string, unknown>): string => text(row.version) || LEGACY_VERSION;
+export const versionOf = (row: Record<string, unknown>): string => text(row.version) || LEGACY_VERSION;
 
 /** Throws the conflict when `expected` is given and the row read (undefined: absent) does not carry it. */
 export function checkVersion(subject: string, expected: string | undefined, row: Record<string, unknown> | undefined): void {

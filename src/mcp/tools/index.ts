@@ -7,6 +7,7 @@ import { deleteEntities } from "./deleteEntities.js";
 import { deleteObservations } from "./deleteObservations.js";
 import { deleteRelations } from "./deleteRelations.js";
 import { deleteTags } from "./deleteTags.js";
+import { executeBatch } from "./executeBatch.js";
 import { getAllTags } from "./getAllTags.js";
 import { getEntitiesByTag } from "./getEntitiesByTag.js";
 import { getChanges } from "./getChanges.js";
@@ -54,4 +55,6 @@ export const ALL_TOOLS: readonly AnyTool[] = [
   getChanges,
   getEntityHistory,
   restoreEntity,
+  // curate: batches, duplicates and merges
+  executeBatch,
 ];

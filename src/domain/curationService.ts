@@ -1,0 +1,116 @@
+import { atomicFloor, checkRequestId, MAX_BATCH_OPERATIONS, stepsOf, tooLarge } from "./batch.js";
+import type { BatchAnswer, BatchOp, StepResult } from "./batchModel.js";
+import { ConflictError, MemoryError, ValidationError } from "./errors.js";
+import { LIMITS } from "./limits.js";
+import type { Actor } from "./model.js";
+import type { GraphStore } from "./store.js";
+
+type Args<K extends BatchOp["op"]> = Extract<BatchOp, { op: K }>["args"];
+
+/**
+ * The single-operation writes a non-atomic batch runs, each with its own tool's rules: MemoryService's
+ * (named here, not imported, so the service that owns this one is not a dependency of it).
+ */
+interface OperationRunner {
+  upsertEntity(
+    workspace: string,
+    actor: Actor,
+    input: Args<"upsert_entity">,
+  ): Promise<{ id: string; created: boolean; version: string; addedObservations: string[] }>;
+  addObservations(workspace: string, actor: Actor, items: Args<"add_observations">["observations"]): Promise<unknown[]>;
+  upsertRelation(
+    workspace: string,
+    actor: Actor,
+    input: Args<"upsert_relation">,
+  ): Promise<{ relationId: string; fromEntityId: string; toEntityId: string; created: boolean; version: string }>;
+  deleteEntities(workspace: string, actor: Actor, names: readonly string[]): Promise<void>;
+  deleteRelations(workspace: string, actor: Actor, relations: Args<"delete_relations">["relations"]): Promise<void>;
+  deleteObservations(workspace: string, actor: Actor, deletions: Args<"delete_observations">["deletions"]): Promise<void>;
+  idOf(workspace: string, ref: { id?: string; name?: string }, fields: { id: string; name: string; role?: string }): string;
+}
+import { checkCount } from "./validation.js";
+
+/** The curate group's rules (docs/curate.md): batches; duplicate detection and merges live beside them. */
+export class CurationService {
+  constructor(
+    private readonly store: GraphStore,
+    private readonly memory: OperationRunner,
+  ) {}
+
+  /**
+   * Runs the operations in order. Atomic: all in one transaction or none (refused, before any request,
+   * when it certainly cannot fit; after the reads, before any write, when it does not). Non-atomic: each
+   * operation on its own, reporting its own result. A requestId makes a retry return the first answer.
+   */
+  async executeBatch(
+    workspace: string,
+    actor: Actor,
+    ops: readonly BatchOp[],
+    options: { atomic: boolean; requestId?: string },
+  ): Promise<BatchAnswer & { replayed: boolean }> {
+    if (ops.length === 0) throw new ValidationError("operations is empty: give at least one operation.");
+    checkCount(ops, "operations", MAX_BATCH_OPERATIONS);
+    checkRequestId(options.requestId);
+    if (options.atomic) {
+      const steps = stepsOf(workspace, ops, (ref, role) =>
+        this.memory.idOf(workspace, ref, {
+          id: `${role}EntityId`,
+          name: role,
+          role: role === "from" ? "the source entity" : "the target entity",
+        }),
+      );
+      const floor = atomicFloor(ops, options.requestId);
+      if (floor > LIMITS.batchOperations) throw tooLarge(floor);
+      const { answer, replayed } = await this.store.executeAtomicBatch(workspace, actor, steps, options.requestId);
+      return { ...answer, replayed };
+    }
+    if (options.requestId === undefined) return { atomic: false, results: await this.runEach(workspace, actor, ops), replayed: false };
+    const claim = await this.store.claimBatch(workspace, options.requestId);
+    if (claim.status === "done") return { ...claim.answer, replayed: true };
+    if (claim.status === "running") {
+      throw new ConflictError("A batch with this requestId is still running (another call sent it). Retry in a moment to get its answer.");
+    }
+    const answer: BatchAnswer = { atomic: false, results: await this.runEach(workspace, actor, ops) };
+    await this.store.completeBatch(workspace, options.requestId, answer);
+    return { ...answer, replayed: false };
+  }
+
+  /** Non-atomic: each operation through its own tool's rules, in order; a failure is reported and the next one runs. */
+  private async runEach(workspace: string, actor: Actor, ops: readonly BatchOp[]): Promise<StepResult[]> {
+    const results: StepResult[] = [];
+    for (const [index, op] of ops.entries()) {
+      try {
+        results.push({ index, op: op.op, success: true, ...(await this.runOne(workspace, actor, op)) });
+      } catch (error) {
+        if (!(error instanceof MemoryError)) throw error;
+        results.push({ index, op: op.op, success: false, error: error.kind, message: error.message });
+      }
+    }
+    return results;
+  }
+
+  private async runOne(workspace: string, actor: Actor, op: BatchOp): Promise<StepResult> {
+    const memory = this.memory;
+    switch (op.op) {
+      case "upsert_entity": {
+        const { id, created, version, addedObservations } = await memory.upsertEntity(workspace, actor, op.args);
+        return { id, name: op.args.name, created, version, addedObservations };
+      }
+      case "add_observations":
+        return { results: await memory.addObservations(workspace, actor, op.args.observations) };
+      case "upsert_relation": {
+        const { relationId, fromEntityId, toEntityId, created, version } = await memory.upsertRelation(workspace, actor, op.args);
+        return { relationId, fromEntityId, toEntityId, created, version };
+      }
+      case "delete_entities":
+        await memory.deleteEntities(workspace, actor, op.args.entityNames);
+        return {};
+      case "delete_relations":
+        await memory.deleteRelations(workspace, actor, op.args.relations);
+        return {};
+      case "delete_observations":
+        await memory.deleteObservations(workspace, actor, op.args.deletions);
+        return {};
+    }
+  }
+}
