@@ -28,7 +28,10 @@ interface OperationRunner {
   deleteObservations(workspace: string, actor: Actor, deletions: Args<"delete_observations">["deletions"]): Promise<void>;
   idOf(workspace: string, ref: { id?: string; name?: string }, fields: { id: string; name: string; role?: string }): string;
 }
-import { checkCount } from "./validation.js";
+import { checkCount, checkEntityType, checkLimit } from "./validation.js";
+import { DEFAULT_DUPLICATE_THRESHOLD, findDuplicates, type DuplicateCandidate, type DuplicatePair } from "./duplicates.js";
+
+const DEFAULT_DUPLICATE_LIMIT = 50;
 
 /** The curate group's rules (docs/curate.md): batches; duplicate detection and merges live beside them. */
 export class CurationService {
@@ -73,6 +76,34 @@ export class CurationService {
     const answer: BatchAnswer = { atomic: false, results: await this.runEach(workspace, actor, ops) };
     await this.store.completeBatch(workspace, options.requestId, answer);
     return { ...answer, replayed: false };
+  }
+
+  /**
+   * Candidate duplicate pairs (duplicates.ts), best first. The workspace is read in one scan, behind
+   * candidatesOf, so a cheaper source (an index) can take its place.
+   */
+  async detectDuplicates(
+    workspace: string,
+    options: { entityType?: string; threshold?: number; limit?: number },
+  ): Promise<{ pairs: DuplicatePair[]; comparisons: number; entities: number }> {
+    const threshold = options.threshold ?? DEFAULT_DUPLICATE_THRESHOLD;
+    if (!(threshold >= 0 && threshold <= 1)) throw new ValidationError("threshold must be between 0 and 1 (default 0.8).");
+    const limit = options.limit ?? DEFAULT_DUPLICATE_LIMIT;
+    checkLimit(limit, "limit");
+    if (options.entityType !== undefined) checkEntityType(options.entityType, "entityType");
+    const candidates = (await this.candidatesOf(workspace)).filter(
+      (candidate) => options.entityType === undefined || candidate.entityType === options.entityType,
+    );
+    return { ...findDuplicates(candidates, { threshold, limit }), entities: candidates.length };
+  }
+
+  private async candidatesOf(workspace: string): Promise<DuplicateCandidate[]> {
+    const candidates: DuplicateCandidate[] = [];
+    for await (const { entity, relations } of this.store.scanEntities(workspace)) {
+      const neighbours = relations.flatMap((relation) => [relation.fromEntityId, relation.toEntityId]).filter((id) => id !== entity.id);
+      candidates.push({ id: entity.id, name: entity.name, entityType: entity.entityType, observations: entity.observations, neighbours });
+    }
+    return candidates;
   }
 
   /** Non-atomic: each operation through its own tool's rules, in order; a failure is reported and the next one runs. */

@@ -8,6 +8,7 @@ import { deleteObservations } from "./deleteObservations.js";
 import { deleteRelations } from "./deleteRelations.js";
 import { deleteTags } from "./deleteTags.js";
 import { executeBatch } from "./executeBatch.js";
+import { detectDuplicateEntities } from "./detectDuplicateEntities.js";
 import { getAllTags } from "./getAllTags.js";
 import { getEntitiesByTag } from "./getEntitiesByTag.js";
 import { getChanges } from "./getChanges.js";
@@ -57,4 +58,5 @@ export const ALL_TOOLS: readonly AnyTool[] = [
   restoreEntity,
   // curate: batches, duplicates and merges
   executeBatch,
+  detectDuplicateEntities,
 ];
