@@ -1,5 +1,6 @@
 import { atomicFloor, checkRequestId, MAX_BATCH_OPERATIONS, stepsOf, tooLarge } from "./batch.js";
 import type { BatchAnswer, BatchOp, StepResult } from "./batchModel.js";
+import type { MergeReport } from "./curationModel.js";
 import { ConflictError, MemoryError, ValidationError } from "./errors.js";
 import { LIMITS } from "./limits.js";
 import type { Actor } from "./model.js";
@@ -32,6 +33,8 @@ import { checkCount, checkEntityType, checkLimit } from "./validation.js";
 import { DEFAULT_DUPLICATE_THRESHOLD, findDuplicates, type DuplicateCandidate, type DuplicatePair } from "./duplicates.js";
 
 const DEFAULT_DUPLICATE_LIMIT = 50;
+/** Sources one merge takes: each is read whole and merged in turn. */
+const MAX_MERGE_SOURCES = 20;
 
 /** The curate group's rules (docs/curate.md): batches; duplicate detection and merges live beside them. */
 export class CurationService {
@@ -95,6 +98,36 @@ export class CurationService {
       (candidate) => options.entityType === undefined || candidate.entityType === options.entityType,
     );
     return { ...findDuplicates(candidates, { threshold, limit }), entities: candidates.length };
+  }
+
+  /**
+   * Merges `sources` into `target` (by name or id): observations, tags and relations move, self-loops and
+   * duplicates this makes are dropped, the sources are deleted. dryRun reports the same without writing.
+   */
+  async mergeEntities(
+    workspace: string,
+    actor: Actor,
+    input: { target: { id?: string; name?: string }; sources: { id?: string; name?: string }[]; dryRun?: boolean },
+  ): Promise<MergeReport & { dryRun: boolean }> {
+    if (input.sources.length === 0) throw new ValidationError("sources is empty: name at least one entity to merge into the target.");
+    checkCount(input.sources, "sources", MAX_MERGE_SOURCES);
+    const targetId = this.memory.idOf(workspace, input.target, { id: "target.id", name: "target.name", role: "the target" });
+    const sources = input.sources.map((ref, i) => ({
+      id: this.memory.idOf(workspace, ref, { id: `sources[${i}].id`, name: `sources[${i}].name`, role: `source ${i}` }),
+      label: ref.name ?? ref.id ?? "",
+    }));
+    const self = sources.find((source) => source.id === targetId);
+    if (self)
+      throw new ValidationError(`'${self.label}' is the target itself: an entity cannot be merged into itself. Nothing was merged.`);
+    const distinct = [...new Map(sources.map((source) => [source.id, source])).values()];
+    const dryRun = input.dryRun ?? false;
+    const report = await this.store.mergeEntities(workspace, actor, {
+      targetId,
+      targetLabel: input.target.name ?? input.target.id ?? "",
+      sources: distinct,
+      dryRun,
+    });
+    return { ...report, dryRun };
   }
 
   private async candidatesOf(workspace: string): Promise<DuplicateCandidate[]> {

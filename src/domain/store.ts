@@ -1,4 +1,5 @@
 import type { BatchAnswer, BatchClaim, BatchStep } from "./batchModel.js";
+import type { MergeReport } from "./curationModel.js";
 import type { ChangeEvent, FeedPosition } from "./history.js";
 import type { Actor, Direction, Entity, EntityNode, Metadata, ReadMode, Relation, TagDefinition, TagUsage } from "./model.js";
 
@@ -225,6 +226,16 @@ export interface GraphStore {
 
   /** Claims a non-atomic batch's requestId before it runs. */
   claimBatch(workspace: string, requestId: string): Promise<BatchClaim>;
+
+  /**
+   * Merges the sources into the target (docs/curate.md#merge_entities), or with dryRun only reports what
+   * it would do. Throws NotFoundError for a missing target, or a missing source not merged into it before.
+   */
+  mergeEntities(
+    workspace: string,
+    actor: Actor,
+    request: { targetId: string; targetLabel: string; sources: { id: string; label: string }[]; dryRun: boolean },
+  ): Promise<MergeReport>;
 
   /** Records a claimed non-atomic batch's answer under its requestId. */
   completeBatch(workspace: string, requestId: string, answer: BatchAnswer): Promise<void>;

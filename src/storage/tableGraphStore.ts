@@ -25,6 +25,8 @@ import type { ChangeEvent, FeedPosition } from "../domain/history.js";
 import type { BatchAnswer, BatchClaim, BatchStep } from "../domain/batchModel.js";
 import { executeAtomicBatch } from "./batch.js";
 import { claimMarker, completeMarker } from "./markers.js";
+import { mergeEntities } from "./merge.js";
+import type { MergeReport } from "../domain/curationModel.js";
 
 /**
  * The GraphStore port on Table Storage (key layout in keys.ts, concurrency rules in transactions.ts).
@@ -123,6 +125,14 @@ export class TableGraphStore implements GraphStore {
 
   executeAtomicBatch(workspace: string, actor: Actor, steps: readonly BatchStep[], requestId?: string) {
     return this.pruner.after(workspace, executeAtomicBatch(this.gateway, workspace, actor, steps, requestId));
+  }
+
+  mergeEntities(
+    workspace: string,
+    actor: Actor,
+    request: { targetId: string; targetLabel: string; sources: { id: string; label: string }[]; dryRun: boolean },
+  ): Promise<MergeReport> {
+    return this.pruner.after(workspace, mergeEntities(this.gateway, workspace, actor, request));
   }
 
   claimBatch(workspace: string, requestId: string): Promise<BatchClaim> {

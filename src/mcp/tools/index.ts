@@ -9,6 +9,7 @@ import { deleteRelations } from "./deleteRelations.js";
 import { deleteTags } from "./deleteTags.js";
 import { executeBatch } from "./executeBatch.js";
 import { detectDuplicateEntities } from "./detectDuplicateEntities.js";
+import { mergeEntities } from "./mergeEntities.js";
 import { getAllTags } from "./getAllTags.js";
 import { getEntitiesByTag } from "./getEntitiesByTag.js";
 import { getChanges } from "./getChanges.js";
@@ -59,4 +60,5 @@ export const ALL_TOOLS: readonly AnyTool[] = [
   // curate: batches, duplicates and merges
   executeBatch,
   detectDuplicateEntities,
+  mergeEntities,
 ];
