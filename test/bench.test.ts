@@ -76,8 +76,8 @@ describe("npm run bench", () => {
     expect(report.phases.filter((row) => row.target === "server-memory").map((row) => row.phase.split(" ")[0])).not.toContain(
       "get_entity_relations",
     );
-    // Seven phases every Table target runs, and the two change-feed reads only ours has.
-    expect(report.phases.filter((row) => row.target === "ours")).toHaveLength(9);
+    // Seven phases every Table target runs, and the two change-feed reads and the three curate phases only ours has.
+    expect(report.phases.filter((row) => row.target === "ours")).toHaveLength(12);
     expect(report.phases.filter((row) => row.target === "floor")).toHaveLength(7);
   });
 
@@ -93,7 +93,18 @@ describe("npm run bench", () => {
 
   test.each([30, 300])("N=%i: ours makes exactly the floor's storage requests, each tool's budget", (entities) => {
     const { report } = runs.get(entities)!;
-    const { get_changes: changes, get_entity_history: history, ...ours } = requestsPerCall(report, "ours");
+    const {
+      get_changes: changes,
+      get_entity_history: history,
+      execute_batch: batch,
+      detect_duplicate_entities: duplicates,
+      merge_entities: merge,
+      ...ours
+    } = requestsPerCall(report, "ours");
+    // curate, in its own workspace: a batch naming 5 entities reads their 5 ranges in parallel, then commits one transaction;
+    // detection scans the workspace (under 1,000 rows: one page); a merge reads the target, then the source, moves in one
+    // transaction and deletes the source in one more.
+    expect([batch, duplicates, merge]).toEqual([6, 1, 4]);
     expect(ours).toEqual(requestsPerCall(report, "floor"));
     // The workload writes fewer than 1,000 events (one per transaction), so each change-feed read is one page. The first
     // get_changes of the process also signs a cursor, so it reads the signing key and, on this fresh table, creates it:

@@ -20,6 +20,20 @@ export async function connectMcp(url: string) {
   };
 }
 
+/** The curate phases write apart from the workload, so they change none of its counts. */
+const CURATE_WORKSPACE = `${BENCH_WORKSPACE}-curate`;
+const curateName = (index: number, k: number) => `group ${index} member ${k}`;
+
+/** 10 operations: 5 entities, a chain of 4 relations between them, and an observation added to the first. */
+function curateBatch(index: number) {
+  const names = [0, 1, 2, 3, 4].map((k) => curateName(index, k));
+  return [
+    ...names.map((name) => ({ op: "upsert_entity", args: { name, entityType: "bench", observations: [`${name} exists`] } })),
+    ...names.slice(1).map((name, k) => ({ op: "upsert_relation", args: { from: names[k], to: name, relationType: "next" } })),
+    { op: "add_observations", args: { observations: [{ entityName: names[0], contents: ["first of its group"] }] } },
+  ];
+}
+
 /** Our server in its own process (as `npm start` runs it), called over HTTP through the MCP SDK client. */
 export async function startOurs(connectionString: string): Promise<Target> {
   const server = await startChild<{ url: string }>(new URL("../serverProcess.js", import.meta.url), {
@@ -53,6 +67,15 @@ export async function startOurs(connectionString: string): Promise<Target> {
       },
       getChanges: async () => void (await call("get_changes", { limit: 50 })),
       getEntityHistory: async (name) => void (await call("get_entity_history", { entityName: name, limit: 50 })),
+      executeBatch: async (index) =>
+        void (await call("execute_batch", { workspaceName: CURATE_WORKSPACE, atomic: true, operations: curateBatch(index) })),
+      detectDuplicates: async () => void (await call("detect_duplicate_entities", { workspaceName: CURATE_WORKSPACE })),
+      mergeEntities: async (index) =>
+        void (await call("merge_entities", {
+          workspaceName: CURATE_WORKSPACE,
+          target: curateName(index, 0),
+          sources: [curateName(index, 1)],
+        })),
     },
     storageRequests: async () => (await server.ask<{ requests: number }>("stats")).requests,
     drainServerDurations: async () => (await server.ask<{ durations: number[] }>("durations")).durations,

@@ -36,6 +36,12 @@ export interface Operations {
   getChanges(): Promise<void>;
   /** get_entity_history of one entity, its 50 oldest events. */
   getEntityHistory(name: string): Promise<void>;
+  /** curate (ours only, in a workspace of its own): an atomic execute_batch of 10 operations making the `index`-th group of 5 entities. */
+  executeBatch(index: number): Promise<void>;
+  /** detect_duplicate_entities over that workspace. */
+  detectDuplicates(): Promise<void>;
+  /** merge_entities of the `index`-th group's second entity into its first. */
+  mergeEntities(index: number): Promise<void>;
 }
 
 export interface Target {

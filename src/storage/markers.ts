@@ -13,7 +13,7 @@ import { text, type StoredRow } from "./rows.js";
  * honoured for MARKER_TTL_MS; after that the same requestId applies again, and its write replaces the
  * marker (If-Match on the old one's ETag). Retention prunes expired markers (retention.ts).
  */
-const MARKER_TTL_MS = 24 * 60 * 60 * 1000;
+export const MARKER_TTL_MS = 24 * 60 * 60 * 1000;
 /** A non-atomic batch claims its marker first; a claim older than this was abandoned (the caller died), and may be taken over. */
 const PENDING_TAKEOVER_MS = 5 * 60 * 1000;
 /** The answer is kept whole up to this size (one string property); a larger one is kept as its digest. */
