@@ -83,14 +83,17 @@ export function stepsOf(
       }
       case "add_observations":
       case "delete_observations": {
-        const list =
-          op.op === "add_observations"
-            ? op.args.observations.map((item) => ({ entityName: item.entityName, contents: item.contents }))
-            : op.args.deletions.map((item) => ({ entityName: item.entityName, contents: item.observations }));
-        checkCount(list, at, LIMITS.itemsPerCall);
+        const adding = op.op === "add_observations";
+        const list = adding
+          ? op.args.observations.map((item) => ({ entityName: item.entityName, contents: item.contents }))
+          : op.args.deletions.map((item) => ({ entityName: item.entityName, contents: item.observations }));
+        // The argument names of the op's own tool, so the message names the field given.
+        const [items, contents] = adding ? [`${at}.observations`, "contents"] : [`${at}.deletions`, "observations"];
+        checkCount(list, items, LIMITS.itemsPerCall);
         list.forEach((item, j) => {
-          (op.op === "add_observations" ? checkEntityName : checkEntityNameLookup)(item.entityName, `${at}[${j}].entityName`);
-          item.contents.forEach((content, k) => checkObservation(content, `${at}[${j}].contents[${k}]`));
+          (adding ? checkEntityName : checkEntityNameLookup)(item.entityName, `${items}[${j}].entityName`);
+          checkCount(item.contents, `${items}[${j}].${contents}`, LIMITS.observationsPerCall);
+          item.contents.forEach((content, k) => checkObservation(content, `${items}[${j}].${contents}[${k}]`));
         });
         return {
           op: op.op,

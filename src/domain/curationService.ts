@@ -57,14 +57,15 @@ export class CurationService {
     if (ops.length === 0) throw new ValidationError("operations is empty: give at least one operation.");
     checkCount(ops, "operations", MAX_BATCH_OPERATIONS);
     checkRequestId(options.requestId);
+    // Every operation's input is checked first, in both modes, so a batch holding one invalid operation writes nothing.
+    const steps = stepsOf(workspace, ops, (ref, role) =>
+      this.memory.idOf(workspace, ref, {
+        id: `${role}EntityId`,
+        name: role,
+        role: role === "from" ? "the source entity" : "the target entity",
+      }),
+    );
     if (options.atomic) {
-      const steps = stepsOf(workspace, ops, (ref, role) =>
-        this.memory.idOf(workspace, ref, {
-          id: `${role}EntityId`,
-          name: role,
-          role: role === "from" ? "the source entity" : "the target entity",
-        }),
-      );
       const floor = atomicFloor(ops, options.requestId);
       if (floor > LIMITS.batchOperations) throw tooLarge(floor);
       const { answer, replayed } = await this.store.executeAtomicBatch(workspace, actor, steps, options.requestId);
