@@ -1,6 +1,16 @@
 import { describe, expect, test } from "@jest/globals";
-import { odata } from "@azure/data-tables";
-import { failed, ok, uniqueWorkspace, withServerAndClient, type McpTestClient, type TestServer } from "./support/harness.js";
+import { odata, TableClient } from "@azure/data-tables";
+import { entityId } from "../src/domain/ids.js";
+import {
+  failed,
+  ok,
+  TEST_TABLE,
+  testConnectionString,
+  uniqueWorkspace,
+  withServerAndClient,
+  type McpTestClient,
+  type TestServer,
+} from "./support/harness.js";
 
 /** Versions and expectedVersion (docs/curate.md#versions), through MCP, checked on the raw rows. */
 let server: TestServer;
@@ -22,7 +32,54 @@ async function rawRows(ws: string): Promise<Record<string, unknown>[]> {
 type Upserted = { version: string };
 type Graph = { entities: { name: string; version?: string }[]; relations: { relationType: string; version?: string }[] };
 
+/**
+ * A writer that wins the race deterministically: armed, a policy on the server's own client lets a write from another
+ * client land just before the server's next transaction is sent (between its read and its write).
+ */
+let raceBeforeNextTransaction: (() => Promise<void>) | undefined;
+let policyAdded = false;
+function armRace(race: () => Promise<void>): void {
+  if (!policyAdded) {
+    policyAdded = true;
+    server.app.storage.table.pipeline.addPolicy({
+      name: "testRaceBeforeTransaction",
+      sendRequest: async (request, next) => {
+        const race = raceBeforeNextTransaction;
+        if (race && new URL(request.url).pathname.endsWith("$batch")) {
+          raceBeforeNextTransaction = undefined;
+          await race();
+        }
+        return next(request);
+      },
+    });
+  }
+  raceBeforeNextTransaction = race;
+}
+
 describe("versions", () => {
+  test("a write that lands between the version check and the write makes it a conflict (If-Match), and nothing of it is written", async () => {
+    const ws = uniqueWorkspace();
+    const { version } = ok<Upserted>(await mcp.call("upsert_entity", { workspaceName: ws, name: "A", entityType: "t0" }));
+    const other = TableClient.fromConnectionString(testConnectionString(), TEST_TABLE, { allowInsecureConnection: true });
+    const raced = "1111111111111111";
+    armRace(async () => {
+      await other.updateEntity({ partitionKey: ws, rowKey: entityId(ws, "A"), entityType: "raced", version: raced }, "Merge");
+    });
+    const error = failed(
+      await mcp.call("upsert_entity", {
+        workspaceName: ws,
+        name: "A",
+        entityType: "mine",
+        observations: ["mine"],
+        expectedVersion: version,
+      }),
+    ) as ReturnType<typeof failed> & { currentVersion?: string };
+    expect([error.error, error.currentVersion]).toEqual(["ConflictError", raced]);
+    const rows = await rawRows(ws);
+    expect(rows.find((row) => row.kind === "entity")).toMatchObject({ entityType: "raced", version: raced });
+    expect(rows.filter((row) => row.kind === "observation")).toEqual([]);
+  });
+
   test("reads return the version a write left; observations do not change it", async () => {
     const ws = uniqueWorkspace();
     const first = ok<Upserted>(await mcp.call("upsert_entity", { workspaceName: ws, name: "A", entityType: "person" }));
