@@ -1,6 +1,17 @@
 import { describe, expect, test } from "@jest/globals";
-import { odata } from "@azure/data-tables";
-import { failed, ok, uniqueWorkspace, withServerAndClient, type McpTestClient, type TestServer } from "./support/harness.js";
+import { odata, TableClient } from "@azure/data-tables";
+import { entityId } from "../src/domain/ids.js";
+import { injectRaces, type RaceInjector } from "./support/raceInjector.js";
+import {
+  failed,
+  ok,
+  TEST_TABLE,
+  testConnectionString,
+  uniqueWorkspace,
+  withServerAndClient,
+  type McpTestClient,
+  type TestServer,
+} from "./support/harness.js";
 
 /** execute_batch (docs/curate.md#execute_batch) through MCP, checked on the raw rows and the request counts. */
 let server: TestServer;
@@ -19,6 +30,8 @@ async function rawRows(ws: string): Promise<Row[]> {
 }
 const graphRows = async (ws: string) => (await rawRows(ws)).filter((row) => row.kind !== "event" && row.kind !== "batch-marker");
 const batchEvents = async (ws: string) => (await rawRows(ws)).filter((row) => row.kind === "event" && row.tool === "execute_batch");
+
+let races: RaceInjector | undefined;
 
 type Answer = {
   atomic: boolean;
@@ -112,6 +125,27 @@ describe("atomic batches", () => {
     expect(error.currentVersion).toMatch(/^[0-9a-f]{16}$/);
     expect(error.currentVersion).not.toBe(version);
     expect(await rawRows(ws)).toEqual(before);
+  });
+
+  test("a write landing on an entity between the batch's reads and its transaction makes it re-plan (If-Match): here, a conflict", async () => {
+    const ws = uniqueWorkspace();
+    const { version } = ok<{ version: string }>(await mcp.call("upsert_entity", { workspaceName: ws, name: "A", entityType: "t" }));
+    ok(await mcp.call("upsert_entity", { workspaceName: ws, name: "B", entityType: "t" }));
+    races ??= injectRaces(server.app.storage.table);
+    const other = TableClient.fromConnectionString(testConnectionString(), TEST_TABLE, { allowInsecureConnection: true });
+    races.beforeNextTransaction(() =>
+      other.updateEntity({ partitionKey: ws, rowKey: entityId(ws, "A"), version: "2222222222222222" }, "Merge"),
+    );
+    const before = await rawRows(ws);
+    const error = failed(
+      await mcp.call("execute_batch", {
+        workspaceName: ws,
+        atomic: true,
+        operations: [{ op: "upsert_entity", args: { name: "A", entityType: "u", expectedVersion: version } }, relation("A", "B")],
+      }),
+    ) as ReturnType<typeof failed> & { currentVersion?: string };
+    expect([error.error, error.currentVersion]).toEqual(["ConflictError", "2222222222222222"]);
+    expect((await rawRows(ws)).filter((row) => row.kind !== "entity")).toEqual(before.filter((row) => row.kind !== "entity"));
   });
 
   test("an oversized batch is refused: before any request when it certainly cannot fit, else before any write", async () => {

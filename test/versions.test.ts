@@ -11,6 +11,7 @@ import {
   type McpTestClient,
   type TestServer,
 } from "./support/harness.js";
+import { injectRaces, type RaceInjector } from "./support/raceInjector.js";
 
 /** Versions and expectedVersion (docs/curate.md#versions), through MCP, checked on the raw rows. */
 let server: TestServer;
@@ -30,31 +31,8 @@ async function rawRows(ws: string): Promise<Record<string, unknown>[]> {
 }
 
 type Upserted = { version: string };
+let races: RaceInjector | undefined;
 type Graph = { entities: { name: string; version?: string }[]; relations: { relationType: string; version?: string }[] };
-
-/**
- * A writer that wins the race deterministically: armed, a policy on the server's own client lets a write from another
- * client land just before the server's next transaction is sent (between its read and its write).
- */
-let raceBeforeNextTransaction: (() => Promise<void>) | undefined;
-let policyAdded = false;
-function armRace(race: () => Promise<void>): void {
-  if (!policyAdded) {
-    policyAdded = true;
-    server.app.storage.table.pipeline.addPolicy({
-      name: "testRaceBeforeTransaction",
-      sendRequest: async (request, next) => {
-        const race = raceBeforeNextTransaction;
-        if (race && new URL(request.url).pathname.endsWith("$batch")) {
-          raceBeforeNextTransaction = undefined;
-          await race();
-        }
-        return next(request);
-      },
-    });
-  }
-  raceBeforeNextTransaction = race;
-}
 
 describe("versions", () => {
   test("a write that lands between the version check and the write makes it a conflict (If-Match), and nothing of it is written", async () => {
@@ -62,7 +40,8 @@ describe("versions", () => {
     const { version } = ok<Upserted>(await mcp.call("upsert_entity", { workspaceName: ws, name: "A", entityType: "t0" }));
     const other = TableClient.fromConnectionString(testConnectionString(), TEST_TABLE, { allowInsecureConnection: true });
     const raced = "1111111111111111";
-    armRace(async () => {
+    races ??= injectRaces(server.app.storage.table);
+    races.beforeNextTransaction(async () => {
       await other.updateEntity({ partitionKey: ws, rowKey: entityId(ws, "A"), entityType: "raced", version: raced }, "Merge");
     });
     const error = failed(
