@@ -105,6 +105,11 @@ describe("npm run bench", () => {
     // detection scans the workspace (under 1,000 rows: one page); a merge reads the target, then the source, moves in one
     // transaction and deletes the source in one more.
     expect([batch, duplicates, merge]).toEqual([6, 1, 4]);
+    // Detection compares the pairs its blocks share, never every pair (the bench prints the count).
+    const [, compared, among] = /compared (\d+) pairs among (\d+) entities/.exec(report.notes.join("\n")) ?? [];
+    expect(Number(among)).toBe(5 * SEARCH_CALLS);
+    expect(Number(compared)).toBeGreaterThan(0);
+    expect(Number(compared)).toBeLessThan((Number(among) * (Number(among) - 1)) / 2 / 5);
     expect(ours).toEqual(requestsPerCall(report, "floor"));
     // The workload writes fewer than 1,000 events (one per transaction), so each change-feed read is one page. The first
     // get_changes of the process also signs a cursor, so it reads the signing key and, on this fresh table, creates it:

@@ -22,7 +22,9 @@ export async function connectMcp(url: string) {
 
 /** The curate phases write apart from the workload, so they change none of its counts. */
 const CURATE_WORKSPACE = `${BENCH_WORKSPACE}-curate`;
-const curateName = (index: number, k: number) => `group ${index} member ${k}`;
+/** Each name: a tag unique to the entity and one of a few shared words, so detection's blocks stay small but not empty. */
+const CURATE_WORDS = ["amber", "basalt", "cedar", "delta", "ember", "fjord", "garnet", "harbor", "indigo", "juniper", "kestrel"];
+const curateName = (index: number, k: number) => `g${index}m${k} ${CURATE_WORDS[(index * 5 + k) % CURATE_WORDS.length]!}`;
 
 /** 10 operations: 5 entities, a chain of 4 relations between them, and an observation added to the first. */
 function curateBatch(index: number) {
@@ -41,6 +43,7 @@ export async function startOurs(connectionString: string): Promise<Target> {
     MEMORY_TABLE_NAME: "benchours",
   });
   const mcp = await connectMcp(server.ready.url);
+  let detected: { comparisons: number; entities: number } | undefined;
   const call = <T = Record<string, unknown>>(name: string, args: Record<string, unknown>) =>
     mcp.call<T>(name, { workspaceName: BENCH_WORKSPACE, ...args });
   return {
@@ -69,7 +72,9 @@ export async function startOurs(connectionString: string): Promise<Target> {
       getEntityHistory: async (name) => void (await call("get_entity_history", { entityName: name, limit: 50 })),
       executeBatch: async (index) =>
         void (await call("execute_batch", { workspaceName: CURATE_WORKSPACE, atomic: true, operations: curateBatch(index) })),
-      detectDuplicates: async () => void (await call("detect_duplicate_entities", { workspaceName: CURATE_WORKSPACE })),
+      detectDuplicates: async () => {
+        detected = await call<{ comparisons: number; entities: number }>("detect_duplicate_entities", { workspaceName: CURATE_WORKSPACE });
+      },
       mergeEntities: async (index) =>
         void (await call("merge_entities", {
           workspaceName: CURATE_WORKSPACE,
@@ -77,6 +82,13 @@ export async function startOurs(connectionString: string): Promise<Target> {
           sources: [curateName(index, 1)],
         })),
     },
+    notes: () =>
+      detected
+        ? [
+            `detect_duplicate_entities, ours: its last call compared ${detected.comparisons} pairs among ${detected.entities} entities ` +
+              `(every pair would be ${(detected.entities * (detected.entities - 1)) / 2}).`,
+          ]
+        : [],
     storageRequests: async () => (await server.ask<{ requests: number }>("stats")).requests,
     drainServerDurations: async () => (await server.ask<{ durations: number[] }>("durations")).durations,
     peakRssBytes: () => peakRssBytes(server.child.pid),

@@ -49,6 +49,8 @@ export interface Target {
   name: string;
   description: string;
   ops: Partial<Operations>;
+  /** Lines the report prints about this target's run (e.g. how many pairs duplicate detection compared). */
+  notes?(): string[];
   /** Storage requests made so far; absent for a target without Table Storage. */
   storageRequests?(): Promise<number>;
   /**

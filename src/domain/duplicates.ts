@@ -29,7 +29,7 @@ export const DEFAULT_DUPLICATE_THRESHOLD = 0.8;
 /** The most that shared observations, and shared neighbours, each add to a pair's score. */
 const EVIDENCE_WEIGHT = 0.15;
 /** Blocks larger than this (a very common token) are not compared within: they would make detection quadratic. */
-const MAX_BLOCK_SIZE = 100;
+const MAX_BLOCK_SIZE = 50;
 
 /** A name's tokens: accents dropped, camelCase and punctuation split, lower case. */
 export function nameTokens(name: string): string[] {
