@@ -77,6 +77,10 @@ export const CORE_PHASES: Phase[] = [
     calls: (w) => w.searchCalls,
     run: (ops, i, n) => ops.findPath(spread(i, n), entityName((((i * 7919) % n) + 3) % n)),
   },
+  // curate (ours only), in a workspace of its own: batches of 10 operations, then detection over them, then small merges.
+  { name: "execute_batch (10 ops, atomic)", operation: "executeBatch", calls: (w) => w.searchCalls, run: (ops, i) => ops.executeBatch(i) },
+  { name: "detect_duplicate_entities", operation: "detectDuplicates", calls: (w) => w.searchCalls, run: (ops) => ops.detectDuplicates() },
+  { name: "merge_entities (1 source)", operation: "mergeEntities", calls: (w) => w.searchCalls, run: (ops, i) => ops.mergeEntities(i) },
 ];
 
 export interface PhaseResult {

@@ -11,6 +11,8 @@ export interface BenchReport {
   targets: { name: string; description: string }[];
   skipped: { name: string; reason: string }[];
   verified: Record<string, string>;
+  /** What targets said about their run (Target.notes). */
+  notes: string[];
   phases: PhaseResult[];
   /** Concurrent add_observations on one entity: how many of the writers' observations it kept. */
   lostWriteProbe: (ProbeResult & { failed: number })[];
@@ -88,6 +90,7 @@ export function markdown(report: BenchReport): string {
     );
   }
   for (const [target, note] of Object.entries(report.verified)) lines.push(`Verified after the run, ${target}: ${note}.`);
+  lines.push(...report.notes);
   lines.push(`The whole run took ${fixed(report.seconds, 0)} s.`);
   for (const { name, reason } of report.skipped) lines.push(`Skipped ${name}: ${reason}.`);
   return lines.join("\n");

@@ -83,6 +83,7 @@ async function main(): Promise<void> {
     targets: [],
     skipped: [],
     verified: {},
+    notes: [],
     phases: [],
     lostWriteProbe: [],
     seconds: Number.NaN,
@@ -122,6 +123,7 @@ async function main(): Promise<void> {
         log(`  ${result.target}: ${result.seconds.toFixed(1)} s, p50 ${result.p50Ms.toFixed(2)} ms`);
       }
     }
+    for (const target of targets) report.notes.push(...(target.notes?.() ?? []));
     for (const target of targets) {
       const verdict = await verify(target, n, options.calls);
       report.verified[target.name] = verdict.note;

@@ -76,9 +76,9 @@ describe("npm run bench", () => {
     expect(report.phases.filter((row) => row.target === "server-memory").map((row) => row.phase.split(" ")[0])).not.toContain(
       "get_entity_relations",
     );
-    // Seven phases every Table target runs, and the two change-feed reads only ours has.
-    // Navigation adds two more phases only ours has: get_neighbors and find_path.
-    expect(report.phases.filter((row) => row.target === "ours")).toHaveLength(11);
+    // Seven phases every Table target runs; the two change-feed reads, the two navigation phases (get_neighbors, find_path)
+    // and the three curate phases only ours has.
+    expect(report.phases.filter((row) => row.target === "ours")).toHaveLength(14);
     expect(report.phases.filter((row) => row.target === "floor")).toHaveLength(7);
   });
 
@@ -99,12 +99,24 @@ describe("npm run bench", () => {
       get_entity_history: history,
       get_neighbors: neighbors,
       find_path: path,
+      execute_batch: batch,
+      detect_duplicate_entities: duplicates,
+      merge_entities: merge,
       ...ours
     } = requestsPerCall(report, "ours");
     // Navigation on the ring: the entity and its four neighbours at depth 2, one range read each (docs/navigate.md#get_neighbors);
     // find_path reads both ends, then the first side's two neighbours, where the sides meet (docs/navigate.md#find_path).
     expect(neighbors).toBe(5);
     expect(path).toBe(4);
+    // curate, in its own workspace: a batch naming 5 entities reads their 5 ranges in parallel, then commits one transaction;
+    // detection scans the workspace (under 1,000 rows: one page); a merge reads the target, then the source, moves in one
+    // transaction and deletes the source in one more.
+    expect([batch, duplicates, merge]).toEqual([6, 1, 4]);
+    // Detection compares the pairs its blocks share, never every pair (the bench prints the count).
+    const [, compared, among] = /compared (\d+) pairs among (\d+) entities/.exec(report.notes.join("\n")) ?? [];
+    expect(Number(among)).toBe(5 * SEARCH_CALLS);
+    expect(Number(compared)).toBeGreaterThan(0);
+    expect(Number(compared)).toBeLessThan((Number(among) * (Number(among) - 1)) / 2 / 5);
     expect(ours).toEqual(requestsPerCall(report, "floor"));
     // The workload writes fewer than 1,000 events (one per transaction), so each change-feed read is one page. The first
     // get_changes of the process also signs a cursor, so it reads the signing key and, on this fresh table, creates it:

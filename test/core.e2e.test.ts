@@ -80,6 +80,7 @@ describe("upsert_entity", () => {
         metadata: { team: "b" },
         createdBy: "anonymous",
         updatedBy: "anonymous",
+        version: second.version,
       },
     ]);
   });
@@ -152,6 +153,7 @@ describe("upsert_relation", () => {
         metadata: { since: 2025 },
         createdBy: "anonymous",
         updatedBy: "anonymous",
+        version: expect.stringMatching(/^[0-9a-f]{16}$/),
       },
     ]);
   });

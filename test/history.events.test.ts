@@ -69,6 +69,7 @@ describe("events match writes one for one", () => {
       name: "Alice",
       entityType: "person",
       metadata: {},
+      version: VERSION,
     });
 
     const knows = relationId(ws, a, "knows", b);
@@ -76,7 +77,7 @@ describe("events match writes one for one", () => {
       {
         kind: "relation.created",
         relationId: knows,
-        after: { fromEntityId: a, fromName: "Alice", toEntityId: b, toName: "Bob", relationType: "knows", metadata: {} },
+        after: { fromEntityId: a, fromName: "Alice", toEntityId: b, toName: "Bob", relationType: "knows", metadata: {}, version: VERSION },
       },
     ]);
 
@@ -93,8 +94,8 @@ describe("events match writes one for one", () => {
     expect(upserted.map(brief).sort()).toEqual(["entity.updated|Alice", "observation.created|Alice|new"]);
     expect(upserted.find((change) => change.kind === "entity.updated")).toMatchObject({
       entityId: a,
-      before: { name: "Alice", entityType: "person", metadata: {} },
-      after: { name: "Alice", entityType: "engineer", metadata: { team: "core" } },
+      before: { name: "Alice", entityType: "person", metadata: {}, version: VERSION },
+      after: { name: "Alice", entityType: "engineer", metadata: { team: "core" }, version: VERSION },
     });
 
     // By names, the relation's create transaction fails (it exists) and the merge carries no before-image.
@@ -102,7 +103,15 @@ describe("events match writes one for one", () => {
       {
         kind: "relation.updated",
         relationId: knows,
-        after: { fromEntityId: a, fromName: "Alice", toEntityId: b, toName: "Bob", relationType: "knows", metadata: { since: 2020 } },
+        after: {
+          fromEntityId: a,
+          fromName: "Alice",
+          toEntityId: b,
+          toName: "Bob",
+          relationType: "knows",
+          metadata: { since: 2020 },
+          version: VERSION,
+        },
       },
     ]);
 
@@ -132,7 +141,15 @@ describe("events match writes one for one", () => {
       {
         kind: "relation.deleted",
         relationId: knows,
-        before: { fromEntityId: a, fromName: "Alice", toEntityId: b, toName: "Bob", relationType: "knows", metadata: { since: 2020 } },
+        before: {
+          fromEntityId: a,
+          fromName: "Alice",
+          toEntityId: b,
+          toName: "Bob",
+          relationType: "knows",
+          metadata: { since: 2020 },
+          version: VERSION,
+        },
       },
     ]);
     ok(await mcp.call("tag_entity", { workspaceName: ws, entityName: "Bob", tagNames: ["vip"] }));
@@ -147,7 +164,7 @@ describe("events match writes one for one", () => {
       kind: "entity.deleted",
       entityId: b,
       entityName: "Bob",
-      before: { name: "Bob", entityType: "person", metadata: {} },
+      before: { name: "Bob", entityType: "person", metadata: {}, version: VERSION },
     });
   });
 
@@ -172,6 +189,9 @@ describe("events match writes one for one", () => {
         .sort(),
     ).toEqual(["entity.created", "observation.created", "relation.created", "tag.created", "tag.created"]);
   });
+
+  /** Every entity and relation state an event records carries the row's version (docs/curate.md#versions). */
+  const VERSION = expect.stringMatching(/^[0-9a-f]{16}$/);
 
   test("reads write no events, and a write that changes nothing writes none", async () => {
     const ws = uniqueWorkspace("hist-read");

@@ -354,8 +354,8 @@ describe("tags in read_graph, open_nodes, search_nodes and the graph resource", 
     expect(ok<TaggedGraph>(await call(ws, "open_nodes", { names: ["Alice", "Bob"] })).entities).toEqual([alice, bob]);
     expect(ok<TaggedGraph>(await call(ws, "search_nodes", { query: "rockets" })).entities).toEqual([alice]);
     const graph = ok<{ entities: Record<string, unknown>[] }>(await call(ws, "read_graph"));
-    // read_graph also says who wrote each entity (open_nodes and search_nodes keep the official shape).
-    const anonymous = { createdBy: "anonymous", updatedBy: "anonymous" };
+    // read_graph also says who wrote each entity, and its version (open_nodes and search_nodes keep the official shape).
+    const anonymous = { createdBy: "anonymous", updatedBy: "anonymous", version: expect.stringMatching(/^[0-9a-f]{16}$/) };
     expect(graph.entities.map(({ id: _id, metadata: _metadata, ...rest }) => rest)).toEqual([
       { ...alice, ...anonymous },
       { ...bob, ...anonymous },

@@ -81,6 +81,24 @@ const SURROGATE_CALLS: [string, Record<string, unknown>, RegExp][] = [
   ["find_path", { from: "A", to: LONE }, /to/],
   ["find_path", { from: "A", to: "B", relationTypes: [LONE] }, /relationTypes\[0\]/],
   ["delete_workspace", { confirm: LONE }, /confirm/],
+  [
+    "execute_batch",
+    { atomic: true, operations: [{ op: "upsert_entity", args: { name: LONE, entityType: "t" } }] },
+    /operations\[0\]\.args\.name/,
+  ],
+  [
+    "execute_batch",
+    {
+      operations: [
+        { op: "upsert_entity", args: { name: "C", entityType: "t" } },
+        { op: "add_observations", args: { observations: [{ entityName: "A", contents: [LONE] }] } },
+      ],
+    },
+    /operations\[1\]\.args\.observations\[0\]\.contents\[0\]/,
+  ],
+  ["detect_duplicate_entities", { entityType: LONE }, /entityType/],
+  ["merge_entities", { target: LONE, sources: ["A"] }, /target/],
+  ["merge_entities", { target: "A", sources: [LONE] }, /sources\[0\]/],
 ];
 
 describe("text rules are the same on every tool", () => {

@@ -20,6 +20,22 @@ export async function connectMcp(url: string) {
   };
 }
 
+/** The curate phases write apart from the workload, so they change none of its counts. */
+const CURATE_WORKSPACE = `${BENCH_WORKSPACE}-curate`;
+/** Each name: a tag unique to the entity and one of a few shared words, so detection's blocks stay small but not empty. */
+const CURATE_WORDS = ["amber", "basalt", "cedar", "delta", "ember", "fjord", "garnet", "harbor", "indigo", "juniper", "kestrel"];
+const curateName = (index: number, k: number) => `g${index}m${k} ${CURATE_WORDS[(index * 5 + k) % CURATE_WORDS.length]!}`;
+
+/** 10 operations: 5 entities, a chain of 4 relations between them, and an observation added to the first. */
+function curateBatch(index: number) {
+  const names = [0, 1, 2, 3, 4].map((k) => curateName(index, k));
+  return [
+    ...names.map((name) => ({ op: "upsert_entity", args: { name, entityType: "bench", observations: [`${name} exists`] } })),
+    ...names.slice(1).map((name, k) => ({ op: "upsert_relation", args: { from: names[k], to: name, relationType: "next" } })),
+    { op: "add_observations", args: { observations: [{ entityName: names[0], contents: ["first of its group"] }] } },
+  ];
+}
+
 /** Our server in its own process (as `npm start` runs it), called over HTTP through the MCP SDK client. */
 export async function startOurs(connectionString: string): Promise<Target> {
   const server = await startChild<{ url: string }>(new URL("../serverProcess.js", import.meta.url), {
@@ -27,6 +43,7 @@ export async function startOurs(connectionString: string): Promise<Target> {
     MEMORY_TABLE_NAME: "benchours",
   });
   const mcp = await connectMcp(server.ready.url);
+  let detected: { comparisons: number; entities: number } | undefined;
   const call = <T = Record<string, unknown>>(name: string, args: Record<string, unknown>) =>
     mcp.call<T>(name, { workspaceName: BENCH_WORKSPACE, ...args });
   return {
@@ -58,7 +75,25 @@ export async function startOurs(connectionString: string): Promise<Target> {
         const path = await call<{ found: boolean }>("find_path", { from, to });
         if (!path.found) throw new Error(`find_path found no path from ${from} to ${to}`);
       },
+      executeBatch: async (index) =>
+        void (await call("execute_batch", { workspaceName: CURATE_WORKSPACE, atomic: true, operations: curateBatch(index) })),
+      detectDuplicates: async () => {
+        detected = await call<{ comparisons: number; entities: number }>("detect_duplicate_entities", { workspaceName: CURATE_WORKSPACE });
+      },
+      mergeEntities: async (index) =>
+        void (await call("merge_entities", {
+          workspaceName: CURATE_WORKSPACE,
+          target: curateName(index, 0),
+          sources: [curateName(index, 1)],
+        })),
     },
+    notes: () =>
+      detected
+        ? [
+            `detect_duplicate_entities, ours: its last call compared ${detected.comparisons} pairs among ${detected.entities} entities ` +
+              `(every pair would be ${(detected.entities * (detected.entities - 1)) / 2}).`,
+          ]
+        : [],
     storageRequests: async () => (await server.ask<{ requests: number }>("stats")).requests,
     drainServerDurations: async () => (await server.ask<{ durations: number[] }>("durations")).durations,
     peakRssBytes: () => peakRssBytes(server.child.pid),

@@ -40,6 +40,12 @@ export interface Operations {
   getNeighbors(name: string): Promise<void>;
   /** find_path between two entities. */
   findPath(from: string, to: string): Promise<void>;
+  /** curate (ours only, in a workspace of its own): an atomic execute_batch of 10 operations making the `index`-th group of 5 entities. */
+  executeBatch(index: number): Promise<void>;
+  /** detect_duplicate_entities over that workspace. */
+  detectDuplicates(): Promise<void>;
+  /** merge_entities of the `index`-th group's second entity into its first. */
+  mergeEntities(index: number): Promise<void>;
 }
 
 export interface Target {
@@ -47,6 +53,8 @@ export interface Target {
   name: string;
   description: string;
   ops: Partial<Operations>;
+  /** Lines the report prints about this target's run (e.g. how many pairs duplicate detection compared). */
+  notes?(): string[];
   /** Storage requests made so far; absent for a target without Table Storage. */
   storageRequests?(): Promise<number>;
   /**

@@ -19,9 +19,18 @@ export class NotFoundError extends MemoryError {
   readonly kind = "NotFoundError";
 }
 
-/** A concurrent writer won a race that could not be settled automatically; retry the call. */
+/**
+ * A concurrent writer won a race that could not be settled automatically; retry the call. A version
+ * conflict (expectedVersion, docs/curate.md#versions) carries the version stored now (null: no such row).
+ */
 export class ConflictError extends MemoryError {
   readonly kind = "ConflictError";
+  constructor(
+    message: string,
+    readonly currentVersion?: string | null,
+  ) {
+    super(message);
+  }
 }
 
 /** The store failed or could not be reached; the call may be retried later. */
@@ -56,7 +65,7 @@ export interface ToolErrorResult {
   [field: string]: unknown;
   isError: true;
   content: { type: "text"; text: string }[];
-  structuredContent?: { success: false; error: string; message: string };
+  structuredContent?: { success: false; error: string; message: string; currentVersion?: string | null };
 }
 
 /** The `error` member of a JSON-RPC error response. */
@@ -94,7 +103,7 @@ export function presentError(error: unknown, form: ErrorForm): ToolErrorResult |
   const problem = problemOf(error);
   switch (form.as) {
     case "tool": {
-      const structured = { success: false as const, error: problem.kind, message: problem.message };
+      const structured = { success: false as const, error: problem.kind, message: problem.message, ...problem.details };
       const content = [{ type: "text" as const, text: JSON.stringify(structured) }];
       return form.structured === false ? { isError: true, content } : { isError: true, structuredContent: structured, content };
     }
@@ -106,6 +115,9 @@ export function presentError(error: unknown, form: ErrorForm): ToolErrorResult |
 }
 
 function problemOf(error: unknown): Problem {
+  if (error instanceof ConflictError && error.currentVersion !== undefined) {
+    return { kind: error.kind, message: error.message, details: { currentVersion: error.currentVersion } };
+  }
   if (error instanceof MemoryError) return { kind: error.kind, message: error.message };
   if (isProblem(error)) return error;
   return UNEXPECTED;

@@ -21,10 +21,12 @@ export interface EntityState {
   name: string;
   entityType: string;
   metadata: Metadata;
+  /** The row's version after (or before) the change; absent on events written before versions. */
+  version?: string;
 }
 
 /** A relation's fields, as a change records them. */
-export type RelationState = Pick<Relation, "fromEntityId" | "fromName" | "toEntityId" | "toName" | "relationType" | "metadata">;
+export type RelationState = Pick<Relation, "fromEntityId" | "fromName" | "toEntityId" | "toName" | "relationType" | "metadata" | "version">;
 
 /** A tag definition's fields (define_tag). */
 interface TagState {
@@ -52,6 +54,8 @@ export interface Change {
   content?: string;
   relationId?: string;
   tagName?: string;
+  /** On the entity.deleted of a merge's source: the entity it was merged into (merge_entities). */
+  mergedInto?: string;
   before?: EntityState | RelationState | TagState;
   /** A relation.updated without new metadata leaves it out: the stored metadata stayed. */
   after?: EntityState | RelationState | Omit<RelationState, "metadata"> | TagState;

@@ -9,6 +9,8 @@ import type { EntitySummary, GraphStore } from "./store.js";
 import { subgraph } from "./subgraph.js";
 import { TagService } from "./tags.js";
 import { HistoryService } from "./historyService.js";
+import { checkExpectedVersion } from "./curation.js";
+import { CurationService } from "./curationService.js";
 import {
   checkNeighborRequest,
   checkPathRequest,
@@ -42,6 +44,7 @@ export interface UpsertEntityInput {
   entityType: string;
   observations?: string[];
   metadata?: unknown;
+  expectedVersion?: string;
 }
 
 export interface EntityRef {
@@ -55,6 +58,7 @@ export interface UpsertRelationInput {
   to: EntityRef;
   relationType: string;
   metadata?: unknown;
+  expectedVersion?: string;
 }
 
 /**
@@ -74,6 +78,8 @@ export class MemoryService {
   readonly cursors: CursorCodec;
   /** The workspace registry: listing and deleting workspaces (docs/navigate.md#workspaces). */
   readonly workspaces: WorkspaceService;
+  /** Batches, duplicates and merges (docs/curate.md). */
+  readonly curation: CurationService;
 
   /** `cursorKey` signs read_graph cursors; it must be the same on every instance of a deployment. */
   constructor(
@@ -84,6 +90,7 @@ export class MemoryService {
     this.cursors = new CursorCodec(cursorKey);
     this.history = new HistoryService(store, this.cursors);
     this.workspaces = new WorkspaceService(store.workspaces);
+    this.curation = new CurationService(store, this);
   }
 
   /** The neighbourhood of one entity (docs/navigate.md#get_neighbors); see navigation.ts for its cost. */
@@ -113,6 +120,7 @@ export class MemoryService {
     checkEntityType(input.entityType, "entityType");
     checkCount(observations, "observations", LIMITS.observationsPerCall);
     observations.forEach((content, i) => checkObservation(content, `observations[${i}]`));
+    checkExpectedVersion(input.expectedVersion, "expectedVersion");
     const metadata = normalizeMetadata(input.metadata);
     const id = entityId(workspace, input.name);
     const result = await this.store.upsertEntity(workspace, actor, {
@@ -121,14 +129,16 @@ export class MemoryService {
       entityType: input.entityType,
       observations,
       ...(metadata !== undefined ? { metadata } : {}),
+      ...(input.expectedVersion !== undefined ? { expectedVersion: input.expectedVersion } : {}),
     });
-    return { id, created: result.created, addedObservations: result.addedObservations };
+    return { id, created: result.created, addedObservations: result.addedObservations, version: result.version };
   }
 
   async upsertRelation(workspace: string, actor: Actor, input: UpsertRelationInput) {
     const fromId = this.idOf(workspace, input.from, { id: "fromEntityId", name: "from", role: "the source entity" });
     const toId = this.idOf(workspace, input.to, { id: "toEntityId", name: "to", role: "the target entity" });
     checkRelationType(input.relationType, "relationType");
+    checkExpectedVersion(input.expectedVersion, "expectedVersion");
     const metadata = normalizeMetadata(input.metadata);
     const [from, to] = await Promise.all([
       this.resolveEndpoint(workspace, fromId, input.from, "Source"),
@@ -136,7 +146,7 @@ export class MemoryService {
     ]);
     const id = relationId(workspace, from.id, input.relationType, to.id);
     try {
-      const { created } = await this.store.upsertRelation(workspace, actor, {
+      const { created, version } = await this.store.upsertRelation(workspace, actor, {
         id,
         fromEntityId: from.id,
         fromName: from.name,
@@ -144,8 +154,9 @@ export class MemoryService {
         toName: to.name,
         relationType: input.relationType,
         ...(metadata !== undefined ? { metadata } : {}),
+        ...(input.expectedVersion !== undefined ? { expectedVersion: input.expectedVersion } : {}),
       });
-      return { relationId: id, fromEntityId: from.id, toEntityId: to.id, created };
+      return { relationId: id, fromEntityId: from.id, toEntityId: to.id, created, version };
     } catch (error) {
       if (!(error instanceof NotFoundError)) throw error;
       // The transaction's endpoint guard failed: find out which endpoint is missing, and say so.
@@ -380,7 +391,7 @@ export class MemoryService {
    * entity; ids derive from names, so that is checked with no read. `fields` are the caller's
    * argument names, so the message says which one to drop.
    */
-  private idOf(workspace: string, ref: EntityRef, fields: { id: string; name: string; role?: string }): string {
+  idOf(workspace: string, ref: EntityRef, fields: { id: string; name: string; role?: string }): string {
     if (ref.name !== undefined) checkEntityName(ref.name, fields.name);
     if (ref.id !== undefined) {
       if (!isGuid(ref.id)) throw new ValidationError(`'${ref.id}' is not an entity id (a GUID). Pass the entity's name instead.`);

@@ -30,6 +30,8 @@ export interface Entity {
   updatedBy?: string;
   /** Sorts in the order added: time of creation, then position within the call that created it. */
   order: string;
+  /** The row's version (docs/curate.md#versions), when the read took it. */
+  version?: string;
 }
 
 export interface Relation {
@@ -47,6 +49,8 @@ export interface Relation {
   updatedBy?: string;
   /** Sorts in the order added, as Entity.order. */
   order: string;
+  /** As Entity.version. */
+  version?: string;
 }
 
 export type Direction = "out" | "in" | "both";

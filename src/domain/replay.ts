@@ -181,6 +181,7 @@ function toEntity(entity: EntityAt): Entity {
     createdBy: entity.createdBy,
     updatedBy: entity.updatedBy,
     order: entity.order,
+    ...(entity.state.version !== undefined ? { version: entity.state.version } : {}),
   };
 }
 

@@ -1,5 +1,7 @@
 import type { TraversalPort } from "./navigation.js";
 import type { WorkspaceStore } from "./workspaces.js";
+import type { BatchAnswer, BatchClaim, BatchStep } from "./batchModel.js";
+import type { MergeReport } from "./curationModel.js";
 import type { ChangeEvent, FeedPosition } from "./history.js";
 import type { Actor, Direction, Entity, EntityNode, Metadata, ReadMode, Relation, TagDefinition, TagUsage } from "./model.js";
 
@@ -11,6 +13,8 @@ export interface EntityWrite {
   metadata?: Metadata;
   /** Added if not already present; stored observations are never removed by an upsert. */
   observations: string[];
+  /** Write only while the stored version is this one (docs/curate.md#versions). */
+  expectedVersion?: string;
 }
 
 /** A new entity: created with these observations, or left untouched if it exists. */
@@ -32,6 +36,8 @@ export interface RelationWrite {
   relationType: string;
   /** Replaces the stored metadata when given. */
   metadata?: Metadata;
+  /** Write only while the stored relation's version is this one (docs/curate.md#versions). */
+  expectedVersion?: string;
 }
 
 /** Identifies a relation's rows: the canonical row and the edge rows kept with each endpoint. */
@@ -133,10 +139,14 @@ export interface GraphStore {
    * Creates or updates an entity and adds observations it does not have yet.
    * Throws NotFoundError only if the entity vanished mid-write and could not be recreated.
    */
-  upsertEntity(workspace: string, actor: Actor, write: EntityWrite): Promise<{ created: boolean; addedObservations: string[] }>;
+  upsertEntity(
+    workspace: string,
+    actor: Actor,
+    write: EntityWrite,
+  ): Promise<{ created: boolean; addedObservations: string[]; version: string }>;
 
   /** Writes a relation atomically with its edge rows. Throws NotFoundError if an endpoint does not exist. */
-  upsertRelation(workspace: string, actor: Actor, write: RelationWrite): Promise<{ created: boolean }>;
+  upsertRelation(workspace: string, actor: Actor, write: RelationWrite): Promise<{ created: boolean; version: string }>;
 
   /** The entity's relations in one direction, or undefined when the entity does not exist. */
   getEntityRelations(workspace: string, entityId: string, direction: Direction): Promise<Relation[] | undefined>;
@@ -210,6 +220,33 @@ export interface GraphStore {
 
   /** Where the workspace's history starts: its first event, and the time before which retention pruned events. */
   historyStart(workspace: string): Promise<{ first?: ChangeEvent; prunedBefore?: string }>;
+
+  /**
+   * Applies checked batch steps in one entity-group transaction, with the requestId's marker when given,
+   * or not at all; a fresh marker's answer is returned instead (replayed), writing nothing.
+   */
+  executeAtomicBatch(
+    workspace: string,
+    actor: Actor,
+    steps: readonly BatchStep[],
+    requestId?: string,
+  ): Promise<{ answer: BatchAnswer; replayed: boolean }>;
+
+  /** Claims a non-atomic batch's requestId before it runs. */
+  claimBatch(workspace: string, requestId: string): Promise<BatchClaim>;
+
+  /**
+   * Merges the sources into the target (docs/curate.md#merge_entities), or with dryRun only reports what
+   * it would do. Throws NotFoundError for a missing target, or a missing source not merged into it before.
+   */
+  mergeEntities(
+    workspace: string,
+    actor: Actor,
+    request: { targetId: string; targetLabel: string; sources: { id: string; label: string }[]; dryRun: boolean },
+  ): Promise<MergeReport>;
+
+  /** Records a claimed non-atomic batch's answer under its requestId. */
+  completeBatch(workspace: string, requestId: string, answer: BatchAnswer): Promise<void>;
 }
 
 export interface EventQuery {

@@ -1,6 +1,7 @@
 import { z } from "zod";
+import { LEGACY_VERSION } from "../domain/curation.js";
 import type { Entity, GraphPage, Relation } from "../domain/model.js";
-import { metadataOutput } from "./schemas.js";
+import { metadataOutput, versionOutput } from "./schemas.js";
 
 /**
  * The shapes tools return for entities and relations, and the one place each is projected from the
@@ -103,6 +104,9 @@ export function authorshipOf(item: { createdBy?: string; updatedBy?: string }): 
   };
 }
 
+/** The version a full read reports: the row's, or LEGACY_VERSION for rows written before versions. */
+export const versionOrLegacy = (item: { version?: string }): string => item.version ?? LEGACY_VERSION;
+
 /** read_graph's shape: a superset of the official one (ids, metadata) and of the Central-Memory API's. */
 const graphEntity = z.object({
   id: z.string(),
@@ -111,6 +115,7 @@ const graphEntity = z.object({
   observations: z.array(z.string()).optional().describe("In the order they were added. Absent in mode 'names'."),
   metadata: metadataOutput.optional().describe("Absent in mode 'names'."),
   ...authorshipFields,
+  version: versionOutput.optional().describe("The version of its own fields (pass as expectedVersion). Absent in mode 'names'."),
   ...tagFields,
 });
 
@@ -123,6 +128,7 @@ const graphRelation = z.object({
   relationType: z.string(),
   metadata: metadataOutput.optional().describe("Absent in mode 'names'."),
   ...authorshipFields,
+  version: versionOutput.optional().describe("The version of its own fields (pass as expectedVersion). Absent in mode 'names'."),
 });
 
 export const graphOutput = {
@@ -146,7 +152,7 @@ export function toGraphOutput(
       id: e.id,
       name: e.name,
       entityType: e.entityType,
-      ...(full ? { observations: e.observations, metadata: e.metadata, ...authorshipOf(e) } : {}),
+      ...(full ? { observations: e.observations, metadata: e.metadata, ...authorshipOf(e), version: versionOrLegacy(e) } : {}),
       ...(withTags ? tagFieldsOf(e) : {}),
     })),
     relations: page.relations.map((r) => ({
@@ -156,7 +162,7 @@ export function toGraphOutput(
       fromEntityId: r.fromEntityId,
       toEntityId: r.toEntityId,
       relationType: r.relationType,
-      ...(full ? { metadata: r.metadata, ...authorshipOf(r) } : {}),
+      ...(full ? { metadata: r.metadata, ...authorshipOf(r), version: versionOrLegacy(r) } : {}),
     })),
     ...(page.cursor !== undefined ? { cursor: page.cursor } : {}),
   };

@@ -14,6 +14,10 @@ const change = z.object({
   content: z.string().optional().describe("An observation's text."),
   relationId: z.string().optional(),
   tagName: z.string().optional(),
+  mergedInto: z
+    .string()
+    .optional()
+    .describe("On a merged source's entity.deleted: the id of the entity it was merged into (merge_entities)."),
   before: z.record(z.string(), z.unknown()).optional().describe("The state the change replaced (absent on creations)."),
   after: z.record(z.string(), z.unknown()).optional().describe("The state it left (absent on deletions)."),
 });

@@ -50,4 +50,16 @@ export const errorOutput = z.object({
   success: z.literal(false),
   error: z.enum(ERROR_KINDS),
   message: z.string(),
+  currentVersion: z.string().nullable().optional().describe("On a version conflict: the version stored now (null: it does not exist)."),
 });
+
+/** A version a read returned, to write only while it is still the stored one (docs/curate.md#versions). */
+export const expectedVersion = z
+  .string()
+  .describe(
+    "Write only if the stored version is still this one (the `version` a read returned); otherwise the call fails with a " +
+      "ConflictError carrying currentVersion, and nothing is written.",
+  );
+
+/** The version of an entity's or relation's own fields, as reads return it. */
+export const versionOutput = z.string().describe("The version of its own fields: pass it as expectedVersion to update it safely.");

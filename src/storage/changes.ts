@@ -8,15 +8,18 @@ type Fields = Record<string, unknown>;
 /** The changes events record (domain/history.ts), built from the rows a write writes or read before deleting. */
 
 export function entityStateOf(row: Fields): EntityState {
-  return { name: text(row.name), entityType: text(row.entityType), metadata: parseMetadata(row.metadata) };
+  return { name: text(row.name), entityType: text(row.entityType), metadata: parseMetadata(row.metadata), ...versionField(row) };
 }
 
 export function relationStateOf(row: Fields): RelationState {
-  return relationFieldsOf(row);
+  return { ...relationFieldsOf(row), ...versionField(row) };
 }
 
-export function relationStateOfWrite(write: RelationWrite, metadata: Metadata): RelationState {
+const versionField = (row: Fields): { version?: string } => (typeof row.version === "string" ? { version: row.version } : {});
+
+export function relationStateOfWrite(write: RelationWrite, metadata: Metadata, version: string): RelationState {
   return {
+    version,
     fromEntityId: write.fromEntityId,
     fromName: write.fromName,
     toEntityId: write.toEntityId,

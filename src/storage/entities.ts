@@ -10,6 +10,7 @@ import { kindOf, type EntityRow } from "./rows.js";
 import { entityRow, newObservationRows, stampOf, storedKeys, update, type Row } from "./rowWrites.js";
 import { commitBatch, commitInOrder, CONCURRENCY, fitsAlone, pack, type Unit } from "./transactions.js";
 import { forEachLimited } from "../domain/concurrency.js";
+import { checkVersion, newVersion } from "./versions.js";
 
 /** Entity rows and the observations written with them. Concurrency rules: transactions.ts. */
 
@@ -24,42 +25,50 @@ export async function upsertEntity(
   workspace: string,
   actor: Actor,
   write: EntityWrite,
-): Promise<{ created: boolean; addedObservations: string[] }> {
+): Promise<{ created: boolean; addedObservations: string[]; version: string }> {
   const stamp = stampOf(actor);
+  const version = newVersion();
   // The merge (also the fallback when a concurrent writer created the row first) never carries createdAt or createdBy.
   const changes: Partial<EntityRow> = {
     ...update(stamp),
+    version,
     ...(write.entityType !== undefined ? { entityType: write.entityType } : {}),
     ...(write.metadata !== undefined ? { metadata: JSON.stringify(write.metadata) } : {}),
   };
   let created = false;
-  // A concurrent writer created it first (so merge), or deleted it (so create again): read again either way.
-  const retryOn = (failure: StorageFailure) => (created ? failure === "entity-exists" : failure === "not-found");
+  // A concurrent writer created it first (so merge), or deleted it (so create again): read again either way. With
+  // expectedVersion the merge holds If-Match on the ETag read, so the version check commits with the write: 412 means
+  // the row changed since the read (maybe only its ETag, by a guard), so read and check again.
+  const retryOn = (failure: StorageFailure) =>
+    (created ? failure === "entity-exists" : failure === "not-found") ||
+    (write.expectedVersion !== undefined && failure === "precondition-failed");
   return retrying({ retryOn }, async () => {
     const rows = await gateway.queryRange(workspace, keyRange.entityWithObservations(write.id));
     const head = rows.find((row) => kindOf(row) === "entity");
+    checkVersion(`Entity '${write.name}'`, write.expectedVersion, head);
     created = !head;
     // Rows without their entity row are not trusted as stored (rule 4): every requested observation is written.
     const stored = created ? new Set<string>() : storedKeys(rows);
     const { added, rows: observationRows } = newObservationRows(workspace, write.id, write.observations, stored, stamp);
     let entityUnit: Unit;
     if (!head) {
-      const row = entityRow(workspace, { ...write, entityType: write.entityType ?? "" }, stamp, 1);
+      const row = { ...entityRow(workspace, { ...write, entityType: write.entityType ?? "" }, stamp, 1), version };
       entityUnit = { actions: [["create", row]], changes: [entityCreated(row)] };
     } else {
       // The row read is the before-image; the after-image is it with this write's fields.
       const before = entityStateOf(head);
-      const after: EntityState = { ...before, ...(write.entityType !== undefined ? { entityType: write.entityType } : {}) };
+      const after: EntityState = { ...before, ...(write.entityType !== undefined ? { entityType: write.entityType } : {}), version };
       if (write.metadata !== undefined) after.metadata = write.metadata;
+      const merge = { partitionKey: workspace, rowKey: rowKey.entity(write.id), ...changes };
       entityUnit = {
-        actions: [["update", { partitionKey: workspace, rowKey: rowKey.entity(write.id), ...changes }, "Merge"]],
+        actions: [write.expectedVersion !== undefined ? ["update", merge, "Merge", { etag: head.etag }] : ["update", merge, "Merge"]],
         changes: [{ kind: "entity.updated", entityId: write.id, entityName: write.name, before, after }],
       };
     }
     // Observations are inserted or merged (same id = same content, so a racing duplicate is harmless).
     const observationUnits = observationRows.map((row) => observationUnit(write.id, write.name, row, "upsert"));
     await commitInOrder(gateway, workspace, stamp, [entityUnit, ...observationUnits]);
-    return { created, addedObservations: added };
+    return { created, addedObservations: added, version };
   });
 }
 

@@ -12,6 +12,7 @@ import { kindOf } from "./rows.js";
 import { creation, relationRows, stampOf, update, type Stamp } from "./rowWrites.js";
 import { commitBatch, commitUnits, CONCURRENCY, deleteAction, pack, transactUnit, type Unit } from "./transactions.js";
 import { forEachLimited } from "../domain/concurrency.js";
+import { checkVersion, newVersion } from "./versions.js";
 
 /**
  * Relations: the canonical row and both edge rows, always written and deleted in one transaction that
@@ -29,8 +30,10 @@ export async function upsertRelation(
   workspace: string,
   actor: Actor,
   write: RelationWrite,
-): Promise<{ created: boolean }> {
+): Promise<{ created: boolean; version: string }> {
   const stamp = stampOf(actor);
+  const version = newVersion();
+  if (write.expectedVersion !== undefined) return updateRelationAtVersion(gateway, workspace, stamp, write, write.expectedVersion, version);
   const guards = [write.fromEntityId, write.toEntityId];
   // Create, then merge (rule 2). The merge is an update (If-Match "*"), so a relation deleted between the two is not
   // written back without its createdAt and createdBy: the update finds it gone (404) and the next attempt creates it.
@@ -39,10 +42,12 @@ export async function upsertRelation(
     metadata: JSON.stringify(write.metadata ?? {}),
     ...creation(stamp),
     order: orderKey(stamp.now, 1),
+    version,
   });
-  const created = relationStateOfWrite(write, write.metadata ?? {});
+  const created = relationStateOfWrite(write, write.metadata ?? {}, version);
   const mergeRows = relationRows(workspace, write, {
     ...update(stamp),
+    version,
     ...(write.metadata !== undefined ? { metadata: JSON.stringify(write.metadata) } : {}),
   });
   // No read before this merge (the budget's 2 requests), so no before-image: the relation's previous event has it.
@@ -68,7 +73,7 @@ export async function upsertRelation(
               changes: [{ kind: "relation.updated", relationId: write.id, after }],
             },
       );
-      return { created: create };
+      return { created: create, version };
     } catch (error) {
       if (create && classifyStorageError(error) === "not-found") throw new NotFoundError(ENDPOINT_MISSING);
       throw error;
@@ -85,6 +90,7 @@ export async function createRelations(
 ): Promise<{ created: string[]; missingEntityIds: string[] }> {
   const stamp = stampOf(actor);
   const distinct = [...new Map(relations.map((relation) => [relation.id, relation])).values()];
+  const versions = new Map(distinct.map((relation) => [relation.id, newVersion()]));
   const units: RelationUnit[] = distinct
     .map((relation, i) => ({
       relation,
@@ -92,10 +98,15 @@ export async function createRelations(
         metadata: JSON.stringify(relation.metadata ?? {}),
         ...creation(stamp),
         order: orderKey(stamp.now, i + 1),
+        version: versions.get(relation.id)!,
       }).map((row): TransactionAction => ["create", row]),
       guards: [relation.fromEntityId, relation.toEntityId],
       changes: [
-        { kind: "relation.created" as const, relationId: relation.id, after: relationStateOfWrite(relation, relation.metadata ?? {}) },
+        {
+          kind: "relation.created" as const,
+          relationId: relation.id,
+          after: relationStateOfWrite(relation, relation.metadata ?? {}, versions.get(relation.id)!),
+        },
       ],
     }))
     // Relations that share a source go together, so they share its guard.
@@ -169,6 +180,39 @@ export async function deleteRelations(
       ];
     });
     await commitUnits(gateway, workspace, stamp, units);
+  });
+}
+
+/**
+ * upsert_relation with expectedVersion: an update of the stored relation, only while its version is the one expected.
+ * The canonical row is read (one point read) and merged with If-Match on its ETag, in one transaction with the edge
+ * rows and the endpoint guards; 412 means it changed since the read: read and check again.
+ */
+function updateRelationAtVersion(
+  gateway: TableGateway,
+  workspace: string,
+  stamp: Stamp,
+  write: RelationWrite,
+  expected: string,
+  version: string,
+): Promise<{ created: boolean; version: string }> {
+  const subject = `Relation '${write.fromName}' ${write.relationType} '${write.toName}'`;
+  return retrying({ retryOn: ["precondition-failed"] }, async () => {
+    const stored = await gateway.pointRead(workspace, rowKey.relation(write.id));
+    checkVersion(subject, expected, stored);
+    const fields = { ...update(stamp), version, ...(write.metadata !== undefined ? { metadata: JSON.stringify(write.metadata) } : {}) };
+    const [canonical, ...edges] = relationRows(workspace, write, fields);
+    const before = relationStateOf(stored!);
+    const after = { ...before, version, ...(write.metadata !== undefined ? { metadata: write.metadata } : {}) };
+    await transactUnit(gateway, workspace, stamp, {
+      actions: [
+        ["update", canonical!, "Merge", { etag: stored!.etag }],
+        ...edges.map((row): TransactionAction => ["update", row, "Merge"]),
+      ],
+      guards: [write.fromEntityId, write.toEntityId],
+      changes: [{ kind: "relation.updated", relationId: write.id, before, after }],
+    });
+    return { created: false, version };
   });
 }
 

@@ -1,4 +1,6 @@
+import { odata, type TransactionAction } from "@azure/data-tables";
 import { rangeFilter, type TableGateway } from "./gateway.js";
+import { MARKER_TTL_MS } from "./markers.js";
 import { keyRange, rowKey } from "./keys.js";
 import { deleteAction } from "./transactions.js";
 
@@ -38,17 +40,26 @@ export class HistoryPruner {
     const expired = state.expired;
     if (expired) {
       state.expired = undefined;
+      // Event keys sort after marker keys (keys.ts), so the newest expired key is an event's when there is one.
       const newest = expired[expired.length - 1]!;
-      await this.gateway.transact([
-        ...expired.map((key) => deleteAction(workspace, key)),
-        ["upsert", { partitionKey: workspace, rowKey: rowKey.historyPruned, kind: "history-pruned", before: newest }, "Replace"],
-      ]);
+      const events = newest >= keyRange.events().from;
+      const pruned: TransactionAction = [
+        "upsert",
+        { partitionKey: workspace, rowKey: rowKey.historyPruned, kind: "history-pruned", before: newest },
+        "Replace",
+      ];
+      await this.gateway.transact([...expired.map((key) => deleteAction(workspace, key)), ...(events ? [pruned] : [])]);
       return;
     }
     if (now - state.last < PRUNE_INTERVAL_MS) return;
     state.last = now;
-    const range = keyRange.events(undefined, now - this.retentionDays * DAY_MS);
-    for await (const page of this.gateway.pages(rangeFilter(workspace, range), ["RowKey"], PRUNE_BATCH)) {
+    // One read finds both: the expired events, and the expired batch markers (docs/curate.md#idempotency), which sort just before them.
+    const events = keyRange.events(undefined, now - this.retentionDays * DAY_MS);
+    const markersBefore = new Date(now - MARKER_TTL_MS).toISOString();
+    const filter =
+      rangeFilter(workspace, { from: keyRange.batchMarkers.from, to: events.to }) +
+      odata` and (RowKey ge ${events.from} or (kind eq ${"batch-marker"} and createdAt lt ${markersBefore}))`;
+    for await (const page of this.gateway.pages(filter, ["RowKey"], PRUNE_BATCH)) {
       if (page.length > 0) state.expired = page.map((row) => String(row.rowKey));
       return;
     }

@@ -4,6 +4,7 @@ import type { Actor } from "../domain/model.js";
 import { orderKey } from "../domain/order.js";
 import type { RelationWrite } from "../domain/store.js";
 import { relationRowKeys, rowKey } from "./keys.js";
+import { newVersion } from "./versions.js";
 import { kindOf, type EntityRow, type ObservationRow, type RelationRow, type StoredRow } from "./rows.js";
 
 /** The rows writes store, built in one place so every write path stores the same shape. */
@@ -46,6 +47,7 @@ export function entityRow(
     metadata: JSON.stringify(entity.metadata ?? {}),
     ...creation(stamp),
     order: orderKey(stamp.now, position),
+    version: newVersion(),
   };
   return { partitionKey: workspace, rowKey: rowKey.entity(entity.id), ...row };
 }

@@ -16,6 +16,8 @@ export interface EntityRow {
   updatedBy?: string;
   /** Sorts entities in the order they were added (absent on rows written before it existed). */
   order?: string;
+  /** The version of the row's own fields (storage/versions.ts; absent on rows written before versions). */
+  version?: string;
 }
 
 export interface ObservationRow {
@@ -43,6 +45,7 @@ export interface RelationRow {
   createdBy?: string;
   updatedBy?: string;
   order?: string;
+  version?: string;
 }
 
 /**
@@ -94,11 +97,12 @@ export function parseMetadata(text: unknown): Metadata {
 /** A row property that should be text, or "" when it is absent or not text. */
 export const text = (value: unknown): string => (typeof value === "string" ? value : "");
 
-/** createdBy and updatedBy, each present only when the row records it. */
-function authorship(row: StoredRow): { createdBy?: string; updatedBy?: string } {
+/** createdBy and updatedBy, each present only when the row records it, and the version when the read took it. */
+function authorship(row: StoredRow): { createdBy?: string; updatedBy?: string; version?: string } {
   return {
     ...(typeof row.createdBy === "string" ? { createdBy: row.createdBy } : {}),
     ...(typeof row.updatedBy === "string" ? { updatedBy: row.updatedBy } : {}),
+    ...(typeof row.version === "string" ? { version: row.version } : {}),
   };
 }
 
@@ -120,7 +124,7 @@ function toEntity(row: StoredRow, observations: string[], tags: Pick<Entity, "ta
 /** A relation's own fields as its rows store them (the change feed records these too). */
 export function relationFieldsOf(
   row: Record<string, unknown>,
-): Omit<Relation, "id" | "createdAt" | "updatedAt" | "createdBy" | "updatedBy" | "order"> {
+): Omit<Relation, "id" | "createdAt" | "updatedAt" | "createdBy" | "updatedBy" | "order" | "version"> {
   return {
     fromEntityId: text(row.fromId),
     fromName: text(row.fromName),

@@ -24,6 +24,11 @@ import { HistoryPruner } from "./retention.js";
 import type { ChangeEvent, FeedPosition } from "../domain/history.js";
 import { TableTraversal } from "./traversal.js";
 import { TableWorkspaceStore } from "./workspaces.js";
+import type { BatchAnswer, BatchClaim, BatchStep } from "../domain/batchModel.js";
+import { executeAtomicBatch } from "./batch.js";
+import { claimMarker, completeMarker } from "./markers.js";
+import { mergeEntities } from "./merge.js";
+import type { MergeReport } from "../domain/curationModel.js";
 
 /**
  * The GraphStore port on Table Storage (key layout in keys.ts, concurrency rules in transactions.ts).
@@ -51,11 +56,15 @@ export class TableGraphStore implements GraphStore {
     return getEntitySummary(this.gateway, workspace, entityId);
   }
 
-  upsertEntity(workspace: string, actor: Actor, write: EntityWrite): Promise<{ created: boolean; addedObservations: string[] }> {
+  upsertEntity(
+    workspace: string,
+    actor: Actor,
+    write: EntityWrite,
+  ): Promise<{ created: boolean; addedObservations: string[]; version: string }> {
     return this.pruner.after(workspace, upsertEntity(this.gateway, workspace, actor, write));
   }
 
-  upsertRelation(workspace: string, actor: Actor, write: RelationWrite): Promise<{ created: boolean }> {
+  upsertRelation(workspace: string, actor: Actor, write: RelationWrite): Promise<{ created: boolean; version: string }> {
     return this.pruner.after(workspace, upsertRelation(this.gateway, workspace, actor, write));
   }
 
@@ -118,5 +127,25 @@ export class TableGraphStore implements GraphStore {
 
   historyStart(workspace: string): Promise<{ first?: ChangeEvent; prunedBefore?: string }> {
     return historyStart(this.gateway, workspace);
+  }
+
+  executeAtomicBatch(workspace: string, actor: Actor, steps: readonly BatchStep[], requestId?: string) {
+    return this.pruner.after(workspace, executeAtomicBatch(this.gateway, workspace, actor, steps, requestId));
+  }
+
+  mergeEntities(
+    workspace: string,
+    actor: Actor,
+    request: { targetId: string; targetLabel: string; sources: { id: string; label: string }[]; dryRun: boolean },
+  ): Promise<MergeReport> {
+    return this.pruner.after(workspace, mergeEntities(this.gateway, workspace, actor, request));
+  }
+
+  claimBatch(workspace: string, requestId: string): Promise<BatchClaim> {
+    return claimMarker(this.gateway, workspace, requestId);
+  }
+
+  completeBatch(workspace: string, requestId: string, answer: BatchAnswer): Promise<void> {
+    return completeMarker(this.gateway, workspace, requestId, answer);
   }
 }

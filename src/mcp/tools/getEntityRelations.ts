@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { defineTool } from "../tool.js";
-import { authorshipFields, authorshipOf } from "../graphShapes.js";
-import { entityId, entityName, metadataOutput } from "../schemas.js";
+import { authorshipFields, authorshipOf, versionOrLegacy } from "../graphShapes.js";
+import { entityId, entityName, metadataOutput, versionOutput } from "../schemas.js";
 import { asOfInput } from "../historyShapes.js";
 
 export const getEntityRelations = defineTool({
@@ -31,6 +31,7 @@ export const getEntityRelations = defineTool({
         toName: z.string(),
         metadata: metadataOutput,
         ...authorshipFields,
+        version: versionOutput.optional(),
       }),
     ),
   },
@@ -55,6 +56,7 @@ export const getEntityRelations = defineTool({
         toName: r.toName,
         metadata: r.metadata,
         ...authorshipOf(r),
+        version: versionOrLegacy(r),
       })),
     };
   },

@@ -7,6 +7,9 @@ import { deleteEntities } from "./deleteEntities.js";
 import { deleteObservations } from "./deleteObservations.js";
 import { deleteRelations } from "./deleteRelations.js";
 import { deleteTags } from "./deleteTags.js";
+import { executeBatch } from "./executeBatch.js";
+import { detectDuplicateEntities } from "./detectDuplicateEntities.js";
+import { mergeEntities } from "./mergeEntities.js";
 import { getAllTags } from "./getAllTags.js";
 import { getEntitiesByTag } from "./getEntitiesByTag.js";
 import { getChanges } from "./getChanges.js";
@@ -64,4 +67,8 @@ export const ALL_TOOLS: readonly AnyTool[] = [
   // admin: workspaces
   listWorkspaces,
   deleteWorkspace,
+  // curate: batches, duplicates and merges
+  executeBatch,
+  detectDuplicateEntities,
+  mergeEntities,
 ];

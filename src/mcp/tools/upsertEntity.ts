@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineTool } from "../tool.js";
-import { entityName, entityType, metadataInput, observations } from "../schemas.js";
+import { entityName, entityType, expectedVersion, metadataInput, observations, versionOutput } from "../schemas.js";
 
 export const upsertEntity = defineTool({
   name: "upsert_entity",
@@ -8,12 +8,14 @@ export const upsertEntity = defineTool({
   title: "Create or update an entity",
   description:
     "Create an entity, or update the one with this exact name in the workspace. entityType and metadata replace the stored values; " +
-    "observations are merged: new ones are appended, stored ones are kept (nothing is ever dropped). Returns the entity's id.",
+    "observations are merged: new ones are appended, stored ones are kept (nothing is ever dropped). Returns the entity's id and version. " +
+    "Pass expectedVersion (from a read) to update only if nobody changed it since: otherwise a ConflictError with currentVersion.",
   input: {
     name: entityName,
     entityType,
     observations: observations.optional().describe("Facts to add; existing facts are kept."),
     metadata: metadataInput.optional(),
+    expectedVersion: expectedVersion.optional(),
   },
   output: {
     success: z.literal(true),
@@ -21,10 +23,11 @@ export const upsertEntity = defineTool({
     workspace: z.string(),
     name: z.string(),
     created: z.boolean().describe("true if the entity did not exist before this call"),
+    version: versionOutput,
   },
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async handler(args, { memory, workspace, actor }) {
     const result = await memory.upsertEntity(workspace, actor, args);
-    return { success: true as const, id: result.id, workspace, name: args.name, created: result.created };
+    return { success: true as const, id: result.id, workspace, name: args.name, created: result.created, version: result.version };
   },
 });

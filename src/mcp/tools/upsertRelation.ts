@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineTool } from "../tool.js";
-import { entityId, entityName, metadataInput, relationType } from "../schemas.js";
+import { entityId, entityName, expectedVersion, metadataInput, relationType, versionOutput } from "../schemas.js";
 
 export const upsertRelation = defineTool({
   name: "upsert_relation",
@@ -8,7 +8,8 @@ export const upsertRelation = defineTool({
   title: "Create or update a relation",
   description:
     "Create a directed relation between two existing entities, or update its metadata if it already exists (never duplicated). " +
-    "Give each endpoint by id (fromEntityId/toEntityId) or by name (from/to). Create missing entities with upsert_entity first.",
+    "Give each endpoint by id (fromEntityId/toEntityId) or by name (from/to). Create missing entities with upsert_entity first. " +
+    "Returns the relation's version; pass expectedVersion to update only if nobody changed it since (else a ConflictError).",
   input: {
     fromEntityId: entityId.optional().describe("Source entity id (GUID)."),
     toEntityId: entityId.optional().describe("Target entity id (GUID)."),
@@ -16,6 +17,7 @@ export const upsertRelation = defineTool({
     to: entityName.optional().describe("Target entity name, instead of toEntityId."),
     relationType,
     metadata: metadataInput.optional(),
+    expectedVersion: expectedVersion.optional(),
   },
   output: {
     success: z.literal(true),
@@ -24,6 +26,7 @@ export const upsertRelation = defineTool({
     fromEntityId: z.string(),
     toEntityId: z.string(),
     relationType: z.string(),
+    version: versionOutput,
   },
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async handler(args, { memory, workspace, actor }) {
@@ -32,6 +35,7 @@ export const upsertRelation = defineTool({
       to: { id: args.toEntityId, name: args.to },
       relationType: args.relationType,
       metadata: args.metadata,
+      expectedVersion: args.expectedVersion,
     });
     return {
       success: true as const,
@@ -40,6 +44,7 @@ export const upsertRelation = defineTool({
       fromEntityId: result.fromEntityId,
       toEntityId: result.toEntityId,
       relationType: args.relationType,
+      version: result.version,
     };
   },
 });

@@ -1,0 +1,30 @@
+import { z } from "zod";
+import { LIMITS } from "../../domain/limits.js";
+import { defineTool } from "../tool.js";
+import { entityType, resultLimit } from "../schemas.js";
+
+const entitySummary = z.object({ id: z.string(), name: z.string(), entityType: z.string() });
+
+export const detectDuplicateEntities = defineTool({
+  name: "detect_duplicate_entities",
+  groups: ["curate"],
+  title: "Find likely duplicate entities",
+  description:
+    "Find pairs of entities that are probably the same thing written differently ('Alice Smith', 'alice_smith', 'A. Smith'). " +
+    "Scores each candidate pair (0-1) from the names (case, accents, punctuation, word order, initials, edit distance), the types, " +
+    "and shared observations and neighbours, and says why. Writes nothing: review the pairs, then merge_entities the real ones.",
+  input: {
+    entityType: entityType.optional().describe("Only entities of this type."),
+    threshold: z.number().optional().describe("The lowest score listed, 0-1 (default 0.8)."),
+    limit: resultLimit.optional().describe(`The most pairs returned, best first (1-${LIMITS.itemsPerCall}, default 50).`),
+  },
+  output: {
+    pairs: z.array(z.object({ a: entitySummary, b: entitySummary, score: z.number(), reasons: z.array(z.string()) })),
+    comparisons: z.number().describe("How many pairs were scored: only pairs sharing a name block are, never every pair."),
+    entities: z.number().describe("How many entities were considered."),
+  },
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  handler(args, { memory, workspace }) {
+    return memory.curation.detectDuplicates(workspace, args);
+  },
+});

@@ -1,0 +1,90 @@
+import { z } from "zod";
+import type { BatchOp } from "../../domain/batchModel.js";
+import { MAX_BATCH_OPERATIONS } from "../../domain/batch.js";
+import { ERROR_KINDS } from "../../domain/errors.js";
+import { defineTool } from "../tool.js";
+import { addObservations } from "./addObservations.js";
+import { deleteEntities } from "./deleteEntities.js";
+import { deleteObservations } from "./deleteObservations.js";
+import { deleteRelations } from "./deleteRelations.js";
+import { upsertEntity } from "./upsertEntity.js";
+import { upsertRelation } from "./upsertRelation.js";
+
+/** Each op takes the arguments of the tool of the same name: their schemas, not copies. */
+const operation = z.discriminatedUnion("op", [
+  z.object({ op: z.literal("upsert_entity"), args: z.object(upsertEntity.input) }),
+  z.object({ op: z.literal("add_observations"), args: z.object(addObservations.input) }),
+  z.object({ op: z.literal("upsert_relation"), args: z.object(upsertRelation.input) }),
+  z.object({ op: z.literal("delete_entities"), args: z.object(deleteEntities.input) }),
+  z.object({ op: z.literal("delete_relations"), args: z.object(deleteRelations.input) }),
+  z.object({ op: z.literal("delete_observations"), args: z.object(deleteObservations.input) }),
+]);
+
+type RelationArgs = { fromEntityId?: string; toEntityId?: string; from?: string; to?: string; relationType: string };
+
+/** The domain's operation; upsert_relation's endpoint arguments become references, as that tool makes them. */
+function toBatchOp(given: z.infer<typeof operation>): BatchOp {
+  if (given.op !== "upsert_relation") return given as BatchOp;
+  const args = given.args as RelationArgs & { metadata?: unknown; expectedVersion?: string };
+  return {
+    op: "upsert_relation",
+    args: {
+      from: { id: args.fromEntityId, name: args.from },
+      to: { id: args.toEntityId, name: args.to },
+      relationType: args.relationType,
+      metadata: args.metadata,
+      expectedVersion: args.expectedVersion,
+    },
+  };
+}
+
+export const executeBatch = defineTool({
+  name: "execute_batch",
+  groups: ["curate"],
+  title: "Run several writes as one batch",
+  description:
+    "Run up to 100 write operations in order (op: upsert_entity, add_observations, upsert_relation, delete_entities, " +
+    "delete_relations or delete_observations; args: that tool's arguments). atomic: true applies all of them in one transaction " +
+    "or none (it must fit one transaction of 100 rows); otherwise each runs on its own and reports its own result. Give a " +
+    "requestId (e.g. a UUID) to retry safely: the same requestId within 24 hours returns the first answer (replayed: true) " +
+    "instead of writing again. Returns one result per operation.",
+  input: {
+    operations: z.array(operation).describe(`The writes, in order (1-${MAX_BATCH_OPERATIONS}).`),
+    atomic: z.boolean().optional().describe("true: all or nothing, in one transaction. Default false: each operation on its own."),
+    requestId: z
+      .string()
+      .optional()
+      .describe("Makes retries safe: the same requestId within 24 hours applies once and returns the first answer."),
+  },
+  output: {
+    success: z.literal(true),
+    atomic: z.boolean(),
+    replayed: z.boolean().describe("true: this requestId had run already; these are its first results, and nothing was written now."),
+    results: z
+      .array(
+        z.looseObject({
+          index: z.number(),
+          op: z.string(),
+          success: z.boolean(),
+          error: z.enum(ERROR_KINDS).optional(),
+          message: z.string().optional(),
+        }),
+      )
+      .describe("One per operation, in order: its tool's answer (ids, created, version...), or its error (non-atomic only)."),
+    digest: z.string().optional().describe("Present instead of results when a replayed answer was too large to keep."),
+  },
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+  async handler(args, { memory, workspace, actor }) {
+    const answer = await memory.curation.executeBatch(workspace, actor, args.operations.map(toBatchOp), {
+      atomic: args.atomic ?? false,
+      ...(args.requestId !== undefined ? { requestId: args.requestId } : {}),
+    });
+    return {
+      success: true as const,
+      atomic: answer.atomic,
+      replayed: answer.replayed,
+      results: answer.results as { index: number; op: string; success: boolean }[],
+      ...(answer.digest !== undefined ? { digest: answer.digest } : {}),
+    };
+  },
+});

@@ -1,0 +1,45 @@
+import { z } from "zod";
+import { defineTool } from "../tool.js";
+import { entityName } from "../schemas.js";
+
+const named = z.object({ id: z.string(), name: z.string() });
+const relationLabel = z.object({ from: z.string(), relationType: z.string(), to: z.string() });
+
+export const mergeEntities = defineTool({
+  name: "merge_entities",
+  groups: ["curate"],
+  title: "Merge duplicate entities into one",
+  description:
+    "Merge source entities into a target entity: their observations, tags and relations (both directions) move onto the target, " +
+    "self-loops and duplicate relations this creates are dropped, and the sources are deleted (history records it). The target " +
+    "keeps its own name, type and metadata. Safe to rerun: an interrupted merge completes, a finished one changes nothing. Use " +
+    "dryRun: true first to see what would move and what would be dropped. Pairs to merge come from detect_duplicate_entities.",
+  input: {
+    target: entityName.describe("The entity that stays."),
+    sources: z.array(entityName).describe("The entities merged into the target and then deleted (1-20)."),
+    dryRun: z.boolean().optional().describe("true: report what would move and be dropped, and write nothing."),
+  },
+  output: {
+    success: z.literal(true),
+    dryRun: z.boolean(),
+    target: named,
+    sources: z.array(named).describe("The sources merged now."),
+    alreadyMerged: z.array(z.string()).describe("Sources an earlier merge into this target completed (a rerun): nothing to do for them."),
+    observations: z.object({ moved: z.number(), droppedDuplicates: z.number().describe("The target had the same content already.") }),
+    relations: z.object({
+      moved: z.array(relationLabel).describe("As they are after the merge."),
+      droppedSelfLoops: z.array(relationLabel),
+      droppedDuplicates: z.array(relationLabel).describe("The target had the same relation already."),
+    }),
+    tags: z.object({ moved: z.number(), droppedDuplicates: z.number() }),
+  },
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  async handler(args, { memory, workspace, actor }) {
+    const report = await memory.curation.mergeEntities(workspace, actor, {
+      target: { name: args.target },
+      sources: args.sources.map((name) => ({ name })),
+      dryRun: args.dryRun ?? false,
+    });
+    return { success: true as const, ...report };
+  },
+});
