@@ -2,6 +2,7 @@
 // resolving ~1,000 modules (measured: ~350 ms -> ~95 ms to import; see docs/deploy-azure.md).
 // @azure/functions-core is provided by the Functions worker at run time, so it stays external.
 import { build } from "esbuild";
+import { cwd } from "node:process";
 
 await build({
   entryPoints: ["src/functions/index.ts"],
@@ -17,3 +18,7 @@ await build({
   banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
   logLevel: "warning",
 });
+
+// The viewer's page, script and style (dist/viewer/), compiled by tsc into dist/scripts just before this runs.
+const { bundleViewer } = await import("../dist/scripts/viewerBundle.js");
+await bundleViewer(cwd());
