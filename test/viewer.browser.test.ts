@@ -14,6 +14,9 @@ const KEYS = { writer: "viewer-writer-key-0123456789", reader: "viewer-reader-ke
 const XSS_NAME = "<img src=x onerror=alert(1)>";
 const XSS_OBSERVATION = '<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script>';
 
+/** More of a team's memory around them, so the graph (and the screenshot the README shows) has some shape. */
+const CONTEXT = ["Payments Team", "Invoice API", "Use Postgres", "Platform Team", "Reporting Job", "Retry Policy"];
+
 const run = browserAvailable() ? describe : describe.skip;
 const workspace = uniqueWorkspace("view");
 let server: TestServer;
@@ -36,6 +39,7 @@ beforeAll(async () => {
         { name: "Ledger DB", entityType: "database", observations: ["Postgres 16"] },
         { name: "Alice", entityType: "person", observations: ["On call for billing"] },
         { name: XSS_NAME, entityType: "attack", observations: [XSS_OBSERVATION] },
+        ...CONTEXT.map((name, i) => ({ name, entityType: ["team", "service", "decision"][i % 3]!, observations: [`About ${name}`] })),
       ],
     }),
   );
@@ -45,6 +49,7 @@ beforeAll(async () => {
         { from: "Billing Service", to: "Ledger DB", relationType: "writes_to" },
         { from: "Alice", to: "Billing Service", relationType: "maintains" },
         { from: XSS_NAME, to: "Billing Service", relationType: "targets" },
+        ...CONTEXT.map((name, i) => ({ from: name, to: i % 2 === 0 ? "Billing Service" : "Ledger DB", relationType: "depends_on" })),
       ],
     }),
   );
@@ -102,7 +107,7 @@ async function openSignedIn(key: string): Promise<{ page: Page; incidents: strin
 run("the viewer in Chromium", () => {
   test("sign in with an API key, search, click a hit: the details panel shows its observations and tags", async () => {
     const { page, incidents } = await openSignedIn(KEYS.reader);
-    expect(await page.textContent("#summary")).toBe("4 entities · 3 relations");
+    expect(await page.textContent("#summary")).toBe(`${4 + CONTEXT.length} entities · ${3 + CONTEXT.length} relations`);
 
     await page.fill("#search", "billing");
     await page.press("#search", "Enter");

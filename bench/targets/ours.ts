@@ -54,6 +54,7 @@ export async function startOurs(connectionString: string): Promise<Target> {
       getChanges: async () => void (await call("get_changes", { limit: 50 })),
       getEntityHistory: async (name) => void (await call("get_entity_history", { entityName: name, limit: 50 })),
     },
+    viewerUrl: `${server.ready.url}/api/workspaces/${BENCH_WORKSPACE}/view`,
     storageRequests: async () => (await server.ask<{ requests: number }>("stats")).requests,
     drainServerDurations: async () => (await server.ask<{ durations: number[] }>("durations")).durations,
     peakRssBytes: () => peakRssBytes(server.child.pid),

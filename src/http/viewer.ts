@@ -1,4 +1,5 @@
 import type { Context, Hono } from "hono";
+import { compress } from "hono/compress";
 import { generateCookie, getCookie } from "hono/cookie";
 import { accessTo, ANONYMOUS, type Principal } from "../domain/access.js";
 import { ValidationError } from "../domain/errors.js";
@@ -88,6 +89,8 @@ export function serveViewer(app: Hono, deps: ViewerDeps): void {
     const cookie = await sessionSetCookie(c, deps, workspace, viewer.principal);
     return new Response(null, { status: 204, headers: { ...PRIVATE, ...(cookie ? { "set-cookie": cookie } : {}) } });
   });
+  // Tool answers are JSON that compresses ~10×: gzipped for the browser (the Functions host does not compress responses).
+  for (const path of ROUTE_PATHS.viewerData) app.use(path, compress());
   route(ROUTE_PATHS.viewerData, "POST", async (c) => {
     const workspace = workspaceOf(c);
     if (workspace instanceof Response) return workspace;

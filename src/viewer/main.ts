@@ -79,7 +79,8 @@ async function loadOpening(): Promise<{ total: number; large: boolean; hubs: { n
   }
   let cursor: string | undefined;
   do {
-    const page: GraphPage = await api.call<GraphPage>("read_graph", { limit: PAGE, ...(cursor ? { cursor } : {}) });
+    // Names and types only: observations are read when an entity is opened (open_nodes), which keeps the first render small.
+    const page: GraphPage = await api.call<GraphPage>("read_graph", { limit: PAGE, mode: "names", ...(cursor ? { cursor } : {}) });
     for (const entity of page.entities) addEntity(entity);
     for (const relation of page.relations) relations.set(relationKey(relation), relation);
     cursor = page.cursor;
@@ -103,16 +104,31 @@ function degreeTable(): Map<string, number> {
   return degrees;
 }
 
+/** The nodes a large graph labels from the start: its most connected ones. */
+const LABELLED_HUBS = 40;
+function labelledHubs(degrees: Map<string, number>): Set<string> {
+  const ranked = [...degrees].sort((a, b) => b[1] - a[1]).slice(0, LABELLED_HUBS);
+  return new Set(ranked.map(([name]) => name));
+}
+
 function nodeSize(degree: number): number {
   return Math.min(80, 14 + 7 * Math.sqrt(degree));
 }
 
-function elementsFor(names: Iterable<string>, links: Iterable<RelationView>): ElementDefinition[] {
+function elementsFor(
+  names: Iterable<string>,
+  links: Iterable<RelationView>,
+  degrees?: Map<string, number>,
+  labelled?: Set<string>,
+): ElementDefinition[] {
   const result: ElementDefinition[] = [];
   for (const name of names) {
     const entity = entities.get(name);
     if (!entity) continue;
-    result.push({ group: "nodes", data: { id: name, label: name, colour: colourOf(entity.entityType), size: 14 } });
+    const size = nodeSize(degrees?.get(name) ?? 0);
+    // Labels cost a text measurement each: a large graph labels its hubs, and any node once selected.
+    const label = labelled === undefined || labelled.has(name) ? name : "";
+    result.push({ group: "nodes", data: { id: name, name, label, colour: colourOf(entity.entityType), size } });
   }
   for (const relation of links) {
     result.push({
@@ -133,9 +149,12 @@ function resize(): void {
 function drawGraph(): void {
   const present = [...relations.values()].filter((r) => entities.has(r.from) && entities.has(r.to));
   const small = entities.size <= FORCE_LAYOUT_NODES;
+  const degrees = degreeTable();
   cy = cytoscape({
     container: byId("graph"),
-    elements: elementsFor(entities.keys(), present),
+    elements: elementsFor(entities.keys(), present, degrees, small ? undefined : labelledHubs(degrees)),
+    // Positions come from the layout run next; without this cytoscape would first lay everything out on a grid.
+    layout: { name: "preset" },
     minZoom: 0.05,
     maxZoom: 4,
     textureOnViewport: true,
@@ -157,12 +176,13 @@ function drawGraph(): void {
         },
       },
       { selector: "edge", style: { width: 1, "line-color": "#b8c0cc", "curve-style": "haystack", opacity: 0.8 } },
-      { selector: "node:selected", style: { "border-width": 3, "border-color": "#111" } },
+      { selector: "node:selected", style: { "border-width": 3, "border-color": "#111", label: "data(name)" } },
       { selector: ".hidden", style: { display: "none" } },
     ],
   });
-  resize();
+  performance.mark("viewer-elements");
   relayout(small ? "cose" : "concentric");
+  performance.mark("viewer-layout");
   // A small graph would be fitted at the highest zoom: keep its nodes at a readable size instead.
   if (cy.zoom() > 1.2) {
     cy.zoom(1.2);
@@ -375,9 +395,27 @@ function tagList(tags: string[]): HTMLElement | undefined {
   return el("span", { className: "tags" }, ...tags.map((tag) => el("span", { className: "tag" }, tag)));
 }
 
+/** The entities carrying the chosen tag (on themselves or an observation), from get_entities_by_tag; undefined: no tag chosen. */
+let tagged: Set<string> | undefined;
+/** Tags the workspace defined (get_all_tags), offered in the filter with those the page saw in use. */
+const definedTags = new Set<string>();
+
+async function chooseTag(tag: string): Promise<void> {
+  if (tag === "") tagged = undefined;
+  else {
+    const answer = await api.call<{ entities: EntityView[]; relations: RelationView[] }>("get_entities_by_tag", {
+      tagName: tag,
+      limit: PAGE,
+    });
+    tagged = new Set(answer.entities.map((entity) => entity.name));
+    merge(answer.entities, answer.relations);
+  }
+  applyFilters();
+}
+
 function fillFilters(): void {
   const types = new Set<string>();
-  const tags = new Set<string>();
+  const tags = new Set<string>(definedTags);
   for (const entity of entities.values()) {
     types.add(entity.entityType);
     for (const tag of entity.tags ?? []) tags.add(tag);
@@ -406,17 +444,14 @@ function applyFilters(): void {
   if (!cy) return;
   const graph = cy;
   const type = byId<HTMLSelectElement>("filter-type").value;
-  const tag = byId<HTMLSelectElement>("filter-tag").value;
   const relationType = byId<HTMLSelectElement>("filter-relation").value;
-  const hasTag = (entity: EntityView) =>
-    (entity.tags ?? []).includes(tag) || Object.values(entity.observationTags ?? {}).some((list) => list.includes(tag));
   graph.batch(() => {
     graph.nodes().forEach((node) => {
       const entity = entities.get(node.id());
       const shown =
         entity !== undefined &&
         (type === "" || entity.entityType === type) &&
-        (tag === "" || hasTag(entity)) &&
+        (tagged === undefined || tagged.has(entity.name)) &&
         (relationType === "" || node.connectedEdges().some((edge) => edge.data("type") === relationType));
       node.toggleClass("hidden", !shown);
     });
@@ -445,6 +480,13 @@ async function loadChanges(): Promise<void> {
       );
     }),
   );
+}
+
+async function loadTags(): Promise<void> {
+  if (!tools.has("get_all_tags")) return;
+  const { tags } = await api.call<{ tags: { name: string }[] }>("get_all_tags");
+  for (const tag of tags) definedTags.add(tag.name);
+  fillFilters();
 }
 
 async function loadDuplicates(): Promise<void> {
@@ -523,6 +565,7 @@ async function start(): Promise<void> {
   byId("app").hidden = false;
   byId("app").classList.add("no-details");
   const opening = await loadOpening();
+  performance.mark("viewer-data");
   drawGraph();
   fillFilters();
   showLegend();
@@ -544,11 +587,13 @@ async function start(): Promise<void> {
     clearTimeout(pending);
     void search(input.value).catch(failed);
   });
-  for (const id of ["filter-type", "filter-tag", "filter-relation"]) byId(id).addEventListener("change", applyFilters);
+  for (const id of ["filter-type", "filter-relation"]) byId(id).addEventListener("change", applyFilters);
+  const tagFilter = byId<HTMLSelectElement>("filter-tag");
+  tagFilter.addEventListener("change", () => void chooseTag(tagFilter.value).catch(failed));
   // Interactive: the graph is drawn and the search box takes input (what the bench measures, docs/viewer.md#bench).
   document.body.dataset.state = "ready";
   performance.mark("viewer-interactive");
-  await Promise.all([loadChanges(), loadDuplicates()]);
+  await Promise.all([loadChanges(), loadDuplicates(), loadTags()]);
 }
 
 start().catch(failed);

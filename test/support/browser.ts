@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { chromium, type Browser } from "playwright-core";
 
 /** Debian's Chromium (.ci/run installs it when missing); CHROMIUM_PATH points elsewhere. */
-const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 
 /**
  * Whether a browser test can run here. Without Chromium the test is skipped locally, but in CI (CI=true) that is an
