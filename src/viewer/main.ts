@@ -65,7 +65,7 @@ function status(text: string): void {
 }
 
 /** Loads what the graph opens on: every entity of a small workspace, or the hubs of a large one. */
-async function loadOpening(): Promise<{ total: number; large: boolean; hubs: { name: string; degree: number }[] }> {
+async function loadOpening(): Promise<{ total: string; large: boolean; hubs: { name: string; degree: number }[] }> {
   if (tools.has("get_stats")) {
     const stats = await api.call<{
       entities: number;
@@ -74,7 +74,7 @@ async function loadOpening(): Promise<{ total: number; large: boolean; hubs: { n
     }>("get_stats");
     if (stats.entities > LARGE_WORKSPACE) {
       for (const hub of stats.mostConnected) addEntity({ name: hub.name, entityType: hub.entityType });
-      return { total: stats.entities, large: true, hubs: stats.mostConnected };
+      return { total: String(stats.entities), large: true, hubs: stats.mostConnected };
     }
   }
   let cursor: string | undefined;
@@ -87,12 +87,12 @@ async function loadOpening(): Promise<{ total: number; large: boolean; hubs: { n
   } while (cursor && entities.size < LARGE_WORKSPACE);
   const degrees = degreeTable();
   const hubs = [...degrees].map(([name, degree]) => ({ name, degree })).sort((a, b) => b.degree - a.degree);
-  if (!cursor) return { total: entities.size, large: false, hubs };
+  if (!cursor) return { total: String(entities.size), large: false, hubs };
   // Larger than the threshold: keep the most connected of what was read, and the relations among them.
   const kept = new Set(hubs.slice(0, OPENING_HUBS).map((hub) => hub.name));
   for (const name of [...entities.keys()]) if (!kept.has(name)) entities.delete(name);
   for (const [key, relation] of relations) if (!kept.has(relation.from) || !kept.has(relation.to)) relations.delete(key);
-  return { total: entities.size, large: true, hubs };
+  return { total: `More than ${LARGE_WORKSPACE}`, large: true, hubs };
 }
 
 function degreeTable(): Map<string, number> {
