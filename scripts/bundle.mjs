@@ -2,6 +2,7 @@
 // resolving ~1,000 modules (measured: ~350 ms -> ~95 ms to import; see docs/deploy-azure.md).
 // @azure/functions-core is provided by the Functions worker at run time, so it stays external.
 import { build } from "esbuild";
+import { bundleViewer } from "./viewerBundle.mjs";
 import { cwd } from "node:process";
 
 await build({
@@ -19,6 +20,5 @@ await build({
   logLevel: "warning",
 });
 
-// The viewer's page, script and style (dist/viewer/), compiled by tsc into dist/scripts just before this runs.
-const { bundleViewer } = await import("../dist/scripts/viewerBundle.js");
+// The viewer's page, script and style (dist/viewer/), which the deployment package carries beside the bundle.
 await bundleViewer(cwd());

@@ -4,7 +4,7 @@ import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 
 /**
- * The viewer's files, as `npm run build` (scripts/viewerBundle.ts) writes them to dist/viewer/: the page, its script and its
+ * The viewer's files, as `npm run build` (scripts/viewerBundle.mjs) writes them to dist/viewer/: the page, its script and its
  * style sheet, cytoscape bundled in. They are served from this app, never a CDN, read once per process and kept in memory
  * with their gzip encoding. The folder is found from the package root, so the same code serves them from src/ (tests),
  * dist/src/ (npm start) and dist/bundle/ (Azure Functions).

@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { bundleViewer } from "../../scripts/viewerBundle.js";
+import { bundleViewer } from "../../scripts/viewerBundle.mjs";
 
 /** The repository root: jest runs from it. */
 export const ROOT = resolve(".");
