@@ -13,6 +13,8 @@ const LARGE_WORKSPACE = 2000;
 /** How many hubs a large workspace opens on. */
 const OPENING_HUBS = 300;
 const PAGE = 1000;
+/** How many of a large workspace's hubs get their neighbourhood drawn once the page is usable. */
+const EXPANDED_HUBS = 5;
 /** Up to this many nodes the force-directed layout is used; above it, hubs in the middle (measured: cose is slow at 1,000). */
 const FORCE_LAYOUT_NODES = 150;
 
@@ -273,7 +275,7 @@ async function search(query: string): Promise<void> {
     return;
   }
   let hits: EntityView[];
-  if (tools.has("search_entities")) {
+  if (tools.get("search_entities")?.inputSchema?.properties?.query) {
     const answer = await api.call<{ hits: { entity: EntityView }[] }>("search_entities", { query, limit: 20 });
     hits = answer.hits.map((hit) => hit.entity);
   } else {
@@ -491,11 +493,11 @@ async function loadTags(): Promise<void> {
 
 async function loadDuplicates(): Promise<void> {
   if (!tools.has("detect_duplicate_entities")) return;
+  byId("duplicates-section").hidden = false;
   const { pairs } = await api.call<{ pairs: { a: EntityView; b: EntityView; score: number; reasons: string[] }[] }>(
     "detect_duplicate_entities",
     {},
   );
-  byId("duplicates-section").hidden = false;
   fill(
     byId("duplicates"),
     pairs.map((pair) =>
@@ -552,6 +554,10 @@ function showSignIn(reason: string): void {
   });
 }
 
+function problem(error: unknown): HTMLElement {
+  return el("li", { className: "muted" }, error instanceof Error ? error.message : String(error));
+}
+
 function failed(error: unknown): void {
   if (error instanceof AccessError && error.status !== 503) return showSignIn(error.message);
   status(error instanceof Error ? error.message : String(error));
@@ -593,7 +599,20 @@ async function start(): Promise<void> {
   // Interactive: the graph is drawn and the search box takes input (what the bench measures, docs/viewer.md#bench).
   document.body.dataset.state = "ready";
   performance.mark("viewer-interactive");
-  await Promise.all([loadChanges(), loadDuplicates(), loadTags()]);
+  // The side lists load after the page is usable; one that fails says so in its place and leaves the rest working.
+  const side: [() => Promise<void>, string][] = [
+    [loadChanges, "changes"],
+    [loadDuplicates, "duplicates"],
+  ];
+  await Promise.all([
+    ...side.map(([load, list]) => load().catch((error: unknown) => fill(byId(list), [problem(error)]))),
+    // Without the defined tags, the tag filter still offers those the page saw in use.
+    loadTags().catch(() => undefined),
+  ]);
+  // A large workspace opened on its hubs from get_stats: draw the relations around the first few.
+  if (opening.large && tools.has("get_stats")) {
+    for (const hub of opening.hubs.slice(0, EXPANDED_HUBS)) await expand(hub.name).catch(() => undefined);
+  }
 }
 
 start().catch(failed);
