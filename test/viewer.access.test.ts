@@ -80,6 +80,7 @@ describe("without credentials", () => {
     const script = await fetch(`${server.url}/api/viewer/app.js`, { headers: { "accept-encoding": "gzip" } });
     expect(script.status).toBe(200);
     expect(script.headers.get("content-type")).toMatch(/^text\/javascript/);
+    expect(script.headers.get("content-encoding")).toBe("gzip");
     expect((await fetch(`${server.url}/api/viewer/index.html`)).status).toBe(404);
   });
 });
@@ -116,6 +117,8 @@ describe("the session cookie", () => {
     expect(response.status).toBe(200);
     const { result } = (await response.json()) as { result: { tools: { name: string }[] } };
     expect(result.tools.map((tool) => tool.name).sort()).toEqual(READ_ONLY);
+    // Tool answers are gzipped for the browser.
+    expect(response.headers.get("content-encoding")).toBe("gzip");
   });
 
   test("minted for another workspace is refused, even for a caller with a grant there", async () => {
