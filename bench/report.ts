@@ -1,3 +1,4 @@
+import type { BrowserFirstRender } from "./browser.js";
 import type { PhaseResult, ProbeResult } from "./phases.js";
 
 export interface BenchReport {
@@ -18,6 +19,8 @@ export interface BenchReport {
   lostWriteProbe: (ProbeResult & { failed: number })[];
   /** Wall time of the whole run, start to finish. */
   seconds: number;
+  /** The viewer's first render in headless Chromium, on ours after the workload (absent when skipped). */
+  browser?: BrowserFirstRender;
 }
 
 const fixed = (value: number | undefined, digits: number) => (value === undefined || Number.isNaN(value) ? "n/a" : value.toFixed(digits));
@@ -89,9 +92,20 @@ export function markdown(report: BenchReport): string {
         `${failed > 0 ? ` (${failed} calls reported an error)` : ""}${kept + failed < writers ? `: ${writers - kept - failed} lost` : ""}.`,
     );
   }
+  if (report.browser) lines.push(browserLine(report.browser));
   for (const [target, note] of Object.entries(report.verified)) lines.push(`Verified after the run, ${target}: ${note}.`);
   lines.push(...report.notes);
   lines.push(`The whole run took ${fixed(report.seconds, 0)} s.`);
   for (const { name, reason } of report.skipped) lines.push(`Skipped ${name}: ${reason}.`);
   return lines.join("\n");
+}
+
+function browserLine(browser: BrowserFirstRender): string {
+  const kb = (bytes: number) => `${(bytes / 1024).toFixed(0)} KB`;
+  return (
+    `Viewer, first render of the ${browser.entities}-entity workspace in headless Chromium (fresh context each run): interactive ` +
+    `(graph drawn, search usable) in a median ${fixed(browser.medianMs, 0)} ms over ${browser.runs.length} runs ` +
+    `(${browser.runs.map((ms) => ms.toFixed(0)).join(", ")}); page + script + style ${kb(browser.payloadBytes)} gzipped ` +
+    `(${kb(browser.decodedBytes)} decoded); ${browser.dataRequests} tool calls, ${kb(browser.dataBytes)} of data before it.`
+  );
 }

@@ -4,6 +4,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, platform, release, totalmem } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { browserUnavailable, measureFirstRender } from "./browser.js";
 import { parseBenchArgs, type BenchOptions } from "./lib/args.js";
 import { startChild, type ChildHandle } from "./lib/processes.js";
 import { median } from "./lib/stats.js";
@@ -129,6 +130,16 @@ async function main(): Promise<void> {
       report.verified[target.name] = verdict.note;
       // Our own losses fail the run; a reference target's are a finding to print.
       if (!verdict.ok && (target.name === "ours" || target.name === "floor")) process.exitCode = 1;
+    }
+    // After verifying (the page only reads), on the workspace the workload filled.
+    const viewer = targets.find((target) => target.viewerUrl !== undefined);
+    if (options.browserRuns > 0 && viewer?.viewerUrl) {
+      const unavailable = browserUnavailable();
+      if (unavailable) report.skipped.push({ name: "browser", reason: unavailable });
+      else {
+        log(`Viewer first render × ${options.browserRuns} in headless Chromium …`);
+        report.browser = await measureFirstRender(viewer.viewerUrl, options.browserRuns);
+      }
     }
     // After verifying, so the probe's entity does not change the counts checked above.
     for (const target of targets.filter(({ name, ops }) => ops.addObservations && ops.openNodes && name !== "floor")) {

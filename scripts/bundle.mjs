@@ -2,6 +2,8 @@
 // resolving ~1,000 modules (measured: ~350 ms -> ~95 ms to import; see docs/deploy-azure.md).
 // @azure/functions-core is provided by the Functions worker at run time, so it stays external.
 import { build } from "esbuild";
+import { bundleViewer } from "./viewerBundle.mjs";
+import { cwd } from "node:process";
 
 await build({
   entryPoints: ["src/functions/index.ts"],
@@ -17,3 +19,6 @@ await build({
   banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
   logLevel: "warning",
 });
+
+// The viewer's page, script and style (dist/viewer/), which the deployment package carries beside the bundle.
+await bundleViewer(cwd());

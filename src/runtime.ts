@@ -1,4 +1,5 @@
 import { readSettings, type Door, type Settings } from "./config/settings.js";
+import type { CursorKeyProvider } from "./domain/cursor.js";
 import { MemoryService } from "./domain/memory.js";
 import { loggingInstrument, type ToolCallLog, type ToolInstrument } from "./mcp/instrument.js";
 import { connectStorage, type StorageConnection } from "./storage/client.js";
@@ -17,6 +18,8 @@ export interface Runtime {
   memory: MemoryService;
   /** Logs one line per tool call, with the storage requests it made. */
   instrument: ToolInstrument;
+  /** The deployment's shared key (read_graph cursors; the viewer's sessions derive theirs from it). */
+  cursorKey: CursorKeyProvider;
 }
 
 export interface RuntimeOptions {
@@ -37,10 +40,11 @@ export function runtimeFrom(settings: Settings, options: Omit<RuntimeOptions, "d
   const storage = options.storage ?? connectStorage(settings.storage, settings.storageClient);
   const log = options.log ?? ((entry: ToolCallLog) => console.info(JSON.stringify(entry)));
   const instrument = loggingInstrument({ countRequests: (work, tally) => storage.counter.run(work, tally), log });
-  return { settings, storage, memory: createMemory(storage), instrument };
+  const cursorKey = tableCursorKey(storage);
+  return { settings, storage, memory: createMemory(storage, cursorKey), instrument, cursorKey };
 }
 
 /** The domain over Table Storage. */
-export function createMemory(storage: StorageConnection): MemoryService {
-  return new MemoryService(new TableGraphStore(storage), tableCursorKey(storage));
+export function createMemory(storage: StorageConnection, cursorKey: CursorKeyProvider = tableCursorKey(storage)): MemoryService {
+  return new MemoryService(new TableGraphStore(storage), cursorKey);
 }

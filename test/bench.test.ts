@@ -4,6 +4,8 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { BenchReport } from "../bench/report.js";
+import { browserAvailable } from "./support/browser.js";
+import { viewerBuildOnce } from "./support/build.js";
 
 /**
  * `npm run bench` end to end at a small N: every target starts, every phase runs, nothing is lost,
@@ -36,6 +38,8 @@ function bench(entities: number): { report: BenchReport; stdout: string } {
       "0",
       "--out",
       out,
+      // Without a browser here (and not in CI, where that fails), the viewer's phase is left out rather than reported skipped.
+      ...(browserAvailable() ? [] : ["--browser-runs", "0"]),
     ],
     { cwd: root, encoding: "utf8", env: { ...process.env, CI: "true" }, timeout: 240_000 },
   );
@@ -44,7 +48,9 @@ function bench(entities: number): { report: BenchReport; stdout: string } {
   return { report: JSON.parse(readFileSync(join(out, file!), "utf8")) as BenchReport, stdout: result.stdout };
 }
 
-beforeAll(() => {
+beforeAll(async () => {
+  // The browser phase opens our viewer, whose files the server finds in dist/viewer/ (npm run build makes them).
+  await viewerBuildOnce();
   execFileSync(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", join(root, "tsconfig.json"), "--outDir", outDir], {
     stdio: "inherit",
   });
@@ -144,6 +150,20 @@ describe("npm run bench", () => {
     for (const tool of ["upsert_entity", "upsert_relation", "add_observations", "open_nodes", "get_entity_relations"])
       expect(large[tool]).toBe(small[tool]);
   });
+
+  (browserAvailable() ? test.each([30, 300]) : test.skip.each([30, 300]))(
+    "N=%i: the browser phase opened ours' viewer on the workload's workspace, under 1 MB gzipped",
+    (entities) => {
+      const { report, stdout } = runs.get(entities)!;
+      expect(report.browser).toMatchObject({ entities, runs: expect.arrayContaining([expect.any(Number)]) });
+      expect(report.browser!.runs).toHaveLength(3);
+      expect(report.browser!.payloadBytes).toBeGreaterThan(0);
+      expect(report.browser!.payloadBytes).toBeLessThan(2 ** 20);
+      // The page, script and style went gzipped: fewer bytes sent than decoded.
+      expect(report.browser!.payloadBytes).toBeLessThan(report.browser!.decodedBytes);
+      expect(stdout).toContain(`Viewer, first render of the ${entities}-entity workspace`);
+    },
+  );
 
   test.each([30, 300])("N=%i: no call failed, nothing was lost, and the lost-write probe kept every write on ours", (entities) => {
     const { report } = runs.get(entities)!;

@@ -18,6 +18,7 @@ beforeAll(() => {
     .split("\n")
     .filter(Boolean);
   const bundle = readdirSync("dist/bundle").map((file) => `dist/bundle/${file}`);
+  const viewer = readdirSync("dist/viewer").map((file) => `dist/viewer/${file}`);
   // Files a developer's checkout has but git does not track: they must stay out of the package too.
   const local = [
     ".azurite/__azurite_db_table__.json",
@@ -27,7 +28,7 @@ beforeAll(() => {
     "dist/test/core.e2e.test.js",
     ".azure/prod/.env",
   ];
-  candidates = [...new Set([...tracked, ...bundle, ...local])];
+  candidates = [...new Set([...tracked, ...bundle, ...viewer, ...local])];
   const rules = ignore().add(readFileSync(".funcignore", "utf8"));
   admitted = candidates.filter((file) => !rules.ignores(file));
 }, 60_000);
@@ -36,6 +37,10 @@ describe("deployment package", () => {
   test("holds host.json, package.json and the bundled entry that package.json names", () => {
     const main = (JSON.parse(readFileSync("package.json", "utf8")) as { main: string }).main;
     expect(admitted).toEqual(expect.arrayContaining(["host.json", "package.json", main]));
+  });
+
+  test("holds the viewer's page, script and style, which the app serves from dist/viewer/", () => {
+    expect(admitted).toEqual(expect.arrayContaining(["dist/viewer/index.html", "dist/viewer/app.js", "dist/viewer/app.css"]));
   });
 
   test("holds no tests, sources, infra, Azurite data, settings or node_modules", () => {
@@ -65,6 +70,6 @@ describe("deployment package", () => {
     rmSync(unpacked, { recursive: true, force: true });
     expect(run.status).toBe(0);
     const registered = [...run.stderr.matchAll(/register function "([^"]+)"/g)].map((m) => m[1]).sort();
-    expect(registered).toEqual(["health", "mcp", "protectedResourceMetadata", "ready", "workspaceMcp"]);
+    expect(registered).toEqual(["health", "mcp", "protectedResourceMetadata", "ready", "viewer", "viewerAssets", "workspaceMcp"]);
   });
 });

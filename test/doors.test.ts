@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
 import type { HttpFunctionOptions, HttpHandler } from "@azure/functions";
 import { hashApiKey } from "../src/http/auth/apiKeys.js";
+import { viewerBuildOnce } from "./support/build.js";
 import { invokeFunction, registerFunctions } from "./support/functions.js";
 import { startTestServer, testConnectionString, type TestServer } from "./support/harness.js";
 
@@ -27,12 +28,17 @@ const ROUTES: { path: string; trigger: string }[] = [
   { path: "/.well-known/oauth-protected-resource", trigger: "protectedResourceMetadata" },
   { path: "/.well-known/oauth-protected-resource/api/mcp", trigger: "protectedResourceMetadata" },
   { path: "/.well-known/oauth-protected-resource/api/workspaces/x/mcp", trigger: "protectedResourceMetadata" },
+  { path: "/api/workspaces/x/view", trigger: "viewer" },
+  { path: "/api/workspaces/x/view/session", trigger: "viewer" },
+  { path: "/api/workspaces/x/view/mcp", trigger: "viewer" },
+  { path: "/api/viewer/app.js", trigger: "viewerAssets" },
   { path: "/api/nothing", trigger: "mcp" },
 ];
 
 const READ = { GET: 200, HEAD: 200, POST: 405, PUT: 405, DELETE: 405, OPTIONS: 405 };
 const MCP = { GET: 405, HEAD: 405, POST: 401, PUT: 405, DELETE: 405, OPTIONS: 204 };
 const METADATA = { ...READ, OPTIONS: 204 };
+const VIEW = { GET: 405, HEAD: 405, POST: 405, PUT: 405, DELETE: 405, OPTIONS: 405 };
 const NOWHERE = { GET: 404, HEAD: 404, POST: 404, PUT: 404, DELETE: 404, OPTIONS: 404 };
 /** What every door must answer: [status by method, the Allow header of its 405s]. */
 const EXPECTED: Record<string, [Record<Method, number>, string | null]> = {
@@ -43,6 +49,11 @@ const EXPECTED: Record<string, [Record<Method, number>, string | null]> = {
   "/.well-known/oauth-protected-resource": [METADATA, "GET, HEAD"],
   "/.well-known/oauth-protected-resource/api/mcp": [METADATA, "GET, HEAD"],
   "/.well-known/oauth-protected-resource/api/workspaces/x/mcp": [METADATA, "GET, HEAD"],
+  // The viewer: its page refuses a caller without a credential; its POST routes likewise; its files are public.
+  "/api/workspaces/x/view": [{ ...VIEW, GET: 401, HEAD: 401 }, "GET, HEAD"],
+  "/api/workspaces/x/view/session": [{ ...VIEW, POST: 401 }, "POST"],
+  "/api/workspaces/x/view/mcp": [{ ...VIEW, POST: 401 }, "POST"],
+  "/api/viewer/app.js": [READ, "GET, HEAD"],
   "/api/nothing": [NOWHERE, null],
 };
 
@@ -55,6 +66,7 @@ let server: TestServer;
 beforeAll(async () => {
   process.env.MEMORY_STORAGE_CONNECTION_STRING = testConnectionString();
   Object.assign(process.env, AUTH_ENV);
+  await viewerBuildOnce();
   registered = await registerFunctions();
   server = await startTestServer({ env: AUTH_ENV });
 });
@@ -86,7 +98,7 @@ async function throughLocalServer(method: Method, path: string) {
 
 describe("both doors answer alike", () => {
   test("every trigger registers every method, so the host hands every request to the shared handler", () => {
-    expect(registered.size).toBe(5);
+    expect(registered.size).toBe(7);
     for (const options of registered.values()) expect(options.methods).toEqual(expect.arrayContaining([...METHODS]));
   });
 

@@ -28,7 +28,15 @@ function invoke(name: string, init: { method: string; path: string; body?: strin
 
 describe("Azure Functions triggers", () => {
   test("register the routes, anonymous, on the shared handler", () => {
-    expect([...registered.keys()].sort()).toEqual(["health", "mcp", "protectedResourceMetadata", "ready", "workspaceMcp"]);
+    expect([...registered.keys()].sort()).toEqual([
+      "health",
+      "mcp",
+      "protectedResourceMetadata",
+      "ready",
+      "viewer",
+      "viewerAssets",
+      "workspaceMcp",
+    ]);
     // host.json's routePrefix is empty (the OAuth metadata lives at the host root), so routes spell out api/.
     expect(registered.get("mcp")).toMatchObject({
       route: "api/mcp",
@@ -39,6 +47,8 @@ describe("Azure Functions triggers", () => {
     expect(registered.get("health")!.route).toBe("api/health");
     expect(registered.get("ready")!.route).toBe("api/ready");
     expect(registered.get("protectedResourceMetadata")!.route).toBe(".well-known/oauth-protected-resource/{*resourcePath}");
+    expect(registered.get("viewer")!.route).toBe("api/workspaces/{workspaceName}/view/{*rest}");
+    expect(registered.get("viewerAssets")!.route).toBe("api/viewer/{file}");
     for (const options of registered.values()) expect(options.authLevel).toBe("anonymous");
   });
 

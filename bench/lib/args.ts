@@ -23,6 +23,8 @@ export interface BenchOptions extends Workload {
   coldRuns: number;
   /** Milliseconds added to every storage request by a proxy in front of each Azurite (0: none). */
   storeLatencyMs: number;
+  /** First renders of our viewer page in headless Chromium (0 skips the browser phase). */
+  browserRuns: number;
 }
 
 /**
@@ -50,7 +52,9 @@ const USAGE = `npm run bench -- [--entities N] [--concurrency C] [--calls K] [--
   --cold-runs     fresh processes per Functions entry for the cold-import time (default 5; 0 skips it)
   --store-latency-ms
                   hold every storage request this long in a proxy in front of each target's Azurite, a stand-in
-                  for an in-region Table Storage round trip that every target pays alike (default 0: none)`;
+                  for an in-region Table Storage round trip that every target pays alike (default 0: none)
+  --browser-runs  first renders of our viewer page of the workload's workspace in headless Chromium (default 3;
+                  0 skips it; skipped when /usr/bin/chromium is absent)`;
 
 function positive(name: string, text: string | undefined, fallback: number, { integer }: { integer: boolean }): number {
   if (text === undefined) return fallback;
@@ -74,6 +78,7 @@ export function parseBenchArgs(argv: string[]): BenchOptions | "help" {
       out: { type: "string" },
       "cold-runs": { type: "string" },
       "store-latency-ms": { type: "string" },
+      "browser-runs": { type: "string" },
       help: { type: "boolean", short: "h" },
     },
     strict: true,
@@ -97,5 +102,6 @@ export function parseBenchArgs(argv: string[]): BenchOptions | "help" {
     coldRuns: values["cold-runs"] === "0" ? 0 : positive("cold-runs", values["cold-runs"], 5, { integer: true }),
     storeLatencyMs:
       values["store-latency-ms"] === "0" ? 0 : positive("store-latency-ms", values["store-latency-ms"], 0, { integer: false }),
+    browserRuns: values["browser-runs"] === "0" ? 0 : positive("browser-runs", values["browser-runs"], 3, { integer: true }),
   };
 }

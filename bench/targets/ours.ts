@@ -94,6 +94,7 @@ export async function startOurs(connectionString: string): Promise<Target> {
               `(every pair would be ${(detected.entities * (detected.entities - 1)) / 2}).`,
           ]
         : [],
+    viewerUrl: `${server.ready.url}/api/workspaces/${BENCH_WORKSPACE}/view`,
     storageRequests: async () => (await server.ask<{ requests: number }>("stats")).requests,
     drainServerDurations: async () => (await server.ask<{ durations: number[] }>("durations")).durations,
     peakRssBytes: () => peakRssBytes(server.child.pid),

@@ -62,6 +62,8 @@ export interface Target {
    * line), for a target whose server runs apart from the driver; they exclude HTTP and JSON-RPC.
    */
   drainServerDurations?(): Promise<number[]>;
+  /** The viewer page of the workload's workspace, for a target that serves one (the browser phase). */
+  viewerUrl?: string;
   /** Peak RSS of the process doing the target's work, where that is a separate process. */
   peakRssBytes?(): number | undefined;
   close(): Promise<void>;

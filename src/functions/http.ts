@@ -14,6 +14,9 @@ const TRIGGERS: { name: string; route: string }[] = [
   { name: "workspaceMcp", route: "api/workspaces/{workspaceName}/mcp" },
   { name: "health", route: "api/health" },
   { name: "ready", route: "api/ready" },
+  // The viewer (docs/viewer.md): its page, session and data routes under one catch-all, and its script and style.
+  { name: "viewer", route: "api/workspaces/{workspaceName}/view/{*rest}" },
+  { name: "viewerAssets", route: "api/viewer/{file}" },
   // A catch-all also matches the empty remainder: the host-wide and the per-route documents.
   { name: "protectedResourceMetadata", route: ".well-known/oauth-protected-resource/{*resourcePath}" },
 ];

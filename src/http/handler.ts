@@ -1,22 +1,20 @@
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { Hono, type Context, type MiddlewareHandler } from "hono";
 import { accessTo, strongestAccess, type Principal } from "../domain/access.js";
 import { presentError, ValidationError } from "../domain/errors.js";
 import type { MemoryService } from "../domain/memory.js";
 import { assertWorkspaceName } from "../domain/validation.js";
 import type { ToolInstrument } from "../mcp/instrument.js";
-import { createMcpServer } from "../mcp/server.js";
 import type { Toolsets } from "../mcp/tool.js";
 import { parseToolsets } from "../mcp/toolsets.js";
 import type { Authenticate } from "./auth/authenticate.js";
 import { bearerChallenge, METADATA_PREFIX, metadataDocument, resourceUrl } from "./auth/resourceMetadata.js";
 import type { AuthSettings } from "../config/auth.js";
-import { withDeadline } from "./deadline.js";
-import { limitBatch } from "./batchLimits.js";
+import { answerMcp } from "./mcpExchange.js";
 import type { ReadinessProbe } from "./readiness.js";
 import { loopbackHostOnly, mcpBrowserAccess, metadataBrowserAccess } from "./origins.js";
 import { errorResponse, json, methodNotAllowed } from "./responses.js";
 import { isMcpRoute, ROUTE_PATHS } from "./routes.js";
+import { serveViewer } from "./viewer.js";
 
 export interface HandlerDeps {
   memory: MemoryService;
@@ -28,6 +26,8 @@ export interface HandlerDeps {
   instrument?: ToolInstrument;
   /** After this long an MCP request is answered with a JSON-RPC error and its server closed (MEMORY_REQUEST_TIMEOUT_MS). */
   requestTimeoutMs: number;
+  /** The shared key the viewer's session cookies are signed with (derived from it): the cursor key. */
+  sessionKey?: () => Promise<Uint8Array>;
 }
 
 export type FetchHandler = (request: Request) => Promise<Response>;
@@ -54,6 +54,7 @@ export function createHandler(deps: HandlerDeps): FetchHandler {
     metadataBrowserAccess,
   ]);
   serve(app, ROUTE_PATHS.mcp, { POST: (c) => mcp(c.req.raw, deps, pathOf(c), c.req.param("workspaceName")) }, mcpBrowserAccess(settings));
+  serveViewer(app, deps);
   app.notFound((c) =>
     errorResponse(404, {
       kind: "NotFound",
@@ -128,22 +129,15 @@ async function mcp(request: Request, deps: HandlerDeps, path: string, workspace:
   const denied = forbidden(principal, boundWorkspace);
   if (denied) return errorResponse(403, { kind: "Forbidden", message: denied });
 
-  const server = createMcpServer({
+  const context = {
     memory: deps.memory,
     version: deps.version,
     principal,
     toolsets,
     ...(deps.instrument ? { instrument: deps.instrument } : {}),
     ...(boundWorkspace ? { boundWorkspace } : {}),
-  });
-  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-  await server.connect(transport);
-  const batch = limitBatch(transport);
-  try {
-    return await withDeadline(transport, () => transport.handleRequest(request), deps.requestTimeoutMs, batch.started);
-  } finally {
-    await server.close();
-  }
+  };
+  return answerMcp(request, context, deps.requestTimeoutMs);
 }
 
 /** A bound route needs a grant for its workspace; /api/mcp needs some grant (tool calls are checked one by one). */

@@ -11,6 +11,11 @@ export const ROUTE_PATHS = {
   /** RFC 9728 metadata: the host-wide document and the per-route ones below it. */
   metadata: [METADATA_PREFIX, `${METADATA_PREFIX}/*`],
   mcp: ["/api/mcp", "/api/workspaces/:workspaceName/mcp"],
+  /** The viewer (docs/viewer.md): its page, its session exchange, its read-only data route, and its script and style. */
+  viewer: ["/api/workspaces/:workspaceName/view"],
+  viewerSession: ["/api/workspaces/:workspaceName/view/session"],
+  viewerData: ["/api/workspaces/:workspaceName/view/mcp"],
+  viewerAssets: ["/api/viewer/:file"],
 } as const;
 
 /**

@@ -14,6 +14,7 @@ export function createRuntimeHandler(runtime: Runtime): FetchHandler {
     instrument: runtime.instrument,
     toolsets,
     requestTimeoutMs,
+    sessionKey: runtime.cursorKey,
     auth: { settings: auth, authenticate: createAuthenticator(auth.mode) },
   });
 }

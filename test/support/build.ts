@@ -2,20 +2,39 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import { bundleViewer } from "../../scripts/viewerBundle.mjs";
 
 /** The repository root: jest runs from it. */
 export const ROOT = resolve(".");
 
 /**
- * Compiles the project into dist/ once per `npm test` run, for the tests that start the built server or CLI as a child
- * process. Test files run in parallel workers: without this, two of them compiled into the same dist/ at once and one could
- * read a file the other was half-way through writing. The first caller takes a lock directory and compiles; the others wait
- * for its marker. TEST_RUN_ID (set by jest's globalSetup) names this run, so a stale marker from an earlier run never counts.
+ * Compiles the project into dist/ once per `npm test` run (and builds the viewer's files, as `npm run build` does), for the
+ * tests that start the built server or CLI as a child process.
  */
 export async function buildOnce(): Promise<void> {
+  await oncePerRun("test-build", async () => {
+    execFileSync(process.execPath, [join(ROOT, "node_modules/typescript/bin/tsc"), "-p", join(ROOT, "tsconfig.json")], {
+      stdio: "inherit",
+    });
+    await viewerBuildOnce();
+  });
+}
+
+/** Builds the viewer's page, script and style into dist/viewer/ once per `npm test` run, for the tests that serve it. */
+export async function viewerBuildOnce(): Promise<void> {
+  await oncePerRun("viewer-build", () => bundleViewer(ROOT));
+}
+
+/**
+ * Runs `work` once per `npm test` run across the parallel test workers. Without this, two of them compiled into the same
+ * dist/ at once and one could read a file the other was half-way through writing. The first caller takes a lock directory
+ * and works; the others wait for its marker. TEST_RUN_ID (set by jest's globalSetup) names this run, so a stale marker
+ * from an earlier run never counts.
+ */
+async function oncePerRun(name: string, work: () => Promise<void>): Promise<void> {
   const run = process.env.TEST_RUN_ID ?? `pid-${process.pid}`;
-  const done = join(ROOT, "dist", `.test-build-${run}`);
-  const lock = join(ROOT, "dist", `.test-build-${run}.lock`);
+  const done = join(ROOT, "dist", `.${name}-${run}`);
+  const lock = join(ROOT, "dist", `.${name}-${run}.lock`);
   if (existsSync(done)) return;
   mkdirSync(join(ROOT, "dist"), { recursive: true });
   const failed = `${done}.failed`;
@@ -24,16 +43,14 @@ export async function buildOnce(): Promise<void> {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
     for (let waited = 0; !existsSync(done); waited += 200) {
-      if (existsSync(failed)) throw new Error("Compiling the project failed in another test file: see its output (or run npm run build).");
-      if (waited > 180_000) throw new Error(`Another test file did not finish compiling into dist/ (lock ${lock}).`);
+      if (existsSync(failed)) throw new Error(`The ${name} step failed in another test file: see its output (or run npm run build).`);
+      if (waited > 180_000) throw new Error(`Another test file did not finish the ${name} step (lock ${lock}).`);
       await sleep(200);
     }
     return;
   }
   try {
-    execFileSync(process.execPath, [join(ROOT, "node_modules/typescript/bin/tsc"), "-p", join(ROOT, "tsconfig.json")], {
-      stdio: "inherit",
-    });
+    await work();
   } catch (error) {
     writeFileSync(failed, "");
     throw error;
