@@ -4,6 +4,9 @@ import { loggingInstrument, type ToolCallLog, type ToolInstrument } from "./mcp/
 import { connectStorage, type StorageConnection } from "./storage/client.js";
 import { tableCursorKey } from "./storage/cursorKey.js";
 import { TableGraphStore } from "./storage/tableGraphStore.js";
+import { TableIndexSource } from "./storage/indexSource.js";
+import { IndexRegistry } from "./search/registry.js";
+import { DEFAULT_INDEX_MAX_MB } from "./config/table.js";
 
 /**
  * The one composition root: what every entry point (Functions, `npm start`, the CLI, the bench
@@ -37,10 +40,14 @@ export function runtimeFrom(settings: Settings, options: Omit<RuntimeOptions, "d
   const storage = options.storage ?? connectStorage(settings.storage, settings.storageClient);
   const log = options.log ?? ((entry: ToolCallLog) => console.info(JSON.stringify(entry)));
   const instrument = loggingInstrument({ countRequests: (work, tally) => storage.counter.run(work, tally), log });
-  return { settings, storage, memory: createMemory(storage), instrument };
+  return { settings, storage, memory: createMemory(storage, settings.indexMaxBytes), instrument };
 }
 
-/** The domain over Table Storage. */
-export function createMemory(storage: StorageConnection): MemoryService {
-  return new MemoryService(new TableGraphStore(storage), tableCursorKey(storage));
+/** The domain over Table Storage, with this instance's workspace indexes (docs/search.md). */
+export function createMemory(storage: StorageConnection, indexMaxBytes = DEFAULT_INDEX_MAX_MB * 1024 * 1024): MemoryService {
+  return new MemoryService(
+    new TableGraphStore(storage),
+    tableCursorKey(storage),
+    new IndexRegistry(new TableIndexSource(storage), indexMaxBytes),
+  );
 }
