@@ -40,6 +40,9 @@ interface Doc {
 
 type Field = EntityHit["matchedFields"][number];
 
+/** Workspaces this large drop their most common terms from multi-word queries (withoutCommonTerms). */
+const PRUNE_FROM_ENTITIES = 1000;
+
 /** How many entities get_stats lists as the most connected. */
 const MOST_CONNECTED = 10;
 
@@ -292,11 +295,12 @@ export class WorkspaceIndex {
   /**
    * The query without the terms most entities hold, when it has others: BM25 weighs a term in more than
    * half the entities at nearly nothing, yet scoring it visits all of them (the cost of a search is
-   * its terms' postings). A query of common terms only is kept whole.
+   * its terms' postings). A query of common terms only is kept whole, and so is every query of a small
+   * workspace, where the cost does not matter and the low-ranked hits may.
    */
   private withoutCommonTerms(query: string): string {
     const terms = termsOf(query);
-    if (terms.length < 2) return query;
+    if (terms.length < 2 || this.items.size < PRUNE_FROM_ENTITIES) return query;
     const rare = terms.filter((term, i) => i === terms.length - 1 || this.documentFrequency(term) * 2 <= this.items.size);
     return rare.length === terms.length || rare.length === 0 ? query : rare.join(" ");
   }
@@ -396,8 +400,9 @@ export class WorkspaceIndex {
         const state = change.after as (EntityState & { version?: string }) | undefined;
         if (!state || change.entityId === undefined) return;
         if (item) {
-          Object.assign(item, { name: state.name, entityType: state.entityType, metadata: state.metadata ?? {}, updatedAt: event.at });
-          item.updatedBy = event.principal;
+          Object.assign(item, { name: state.name, entityType: state.entityType, metadata: state.metadata ?? {} });
+          // A creation of an entity the index holds is one the scan already saw: its row's times and authors stand.
+          if (change.kind === "entity.updated") Object.assign(item, { updatedAt: event.at, updatedBy: event.principal });
           if (state.version !== undefined) item.version = state.version;
           touched();
           return;
@@ -453,10 +458,14 @@ export class WorkspaceIndex {
           toName: state.toName ?? existing?.toName ?? "",
           relationType: state.relationType ?? existing?.relationType ?? "",
           metadata: state.metadata ?? existing?.metadata ?? {},
-          createdAt: existing?.createdAt ?? event.at,
-          updatedAt: event.at,
-          createdBy: existing?.createdBy ?? event.principal,
-          updatedBy: event.principal,
+          ...(existing && change.kind === "relation.created"
+            ? authorshipOf(existing)
+            : {
+                createdAt: existing?.createdAt ?? event.at,
+                updatedAt: event.at,
+                createdBy: existing?.createdBy ?? event.principal,
+                updatedBy: event.principal,
+              }),
           order: existing?.order ?? orderKey(event.at, position),
           ...(version !== undefined ? { version } : {}),
         });
@@ -529,6 +538,16 @@ function entityOf(item: Item, full = true): Entity {
     ...(item.createdBy !== undefined ? { createdBy: item.createdBy } : {}),
     ...(item.updatedBy !== undefined ? { updatedBy: item.updatedBy } : {}),
     order: item.order,
+  };
+}
+
+/** The times and authors a row records, each author present only when recorded. */
+function authorshipOf(row: { createdAt: string; updatedAt: string; createdBy?: string; updatedBy?: string }) {
+  return {
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+    ...(row.createdBy !== undefined ? { createdBy: row.createdBy } : {}),
+    ...(row.updatedBy !== undefined ? { updatedBy: row.updatedBy } : {}),
   };
 }
 
