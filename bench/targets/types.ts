@@ -36,6 +36,11 @@ export interface Operations {
   getChanges(): Promise<void>;
   /** get_entity_history of one entity, its 50 oldest events. */
   getEntityHistory(name: string): Promise<void>;
+  /** search_entities: ranked search for the text (here an entity's name). */
+  searchEntities(query: string): Promise<void>;
+  /** search_relations: the relations starting at one entity. */
+  searchRelations(from: string): Promise<void>;
+  getStats(): Promise<void>;
 }
 
 export interface Target {
