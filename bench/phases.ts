@@ -15,9 +15,9 @@ export interface Phase {
   run(ops: Operations, index: number, entities: number): Promise<unknown>;
 }
 
-const entityName = (index: number) => `entity-${index}`;
+export const entityName = (index: number) => `entity-${index}`;
 
-function entitySpec(index: number): EntitySpec {
+export function entitySpec(index: number): EntitySpec {
   return { name: entityName(index), entityType: "bench", observations: [1, 2, 3].map((k) => `fact ${k} about entity ${index}`) };
 }
 

@@ -3,7 +3,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { nodeHttpFetch } from "../lib/nodeHttpFetch.js";
 import { peakRssBytes, startChild } from "../lib/processes.js";
-import { BENCH_WORKSPACE, type Target } from "./types.js";
+import { BENCH_WORKSPACE, seedInChunks, type Target } from "./types.js";
 
 /** A real MCP SDK client over streamable HTTP; an error result throws. */
 export async function connectMcp(url: string) {
@@ -56,6 +56,7 @@ export async function startOurs(connectionString: string): Promise<Target> {
       searchEntities: async (query) => void (await call("search_entities", { query, limit: 20 })),
       searchRelations: async (from) => void (await call("search_relations", { from })),
       getStats: async () => void (await call("get_stats", {})),
+      seed: (entities, relations) => seedInChunks(call, entities, relations),
     },
     storageRequests: async () => (await server.ask<{ requests: number }>("stats")).requests,
     drainServerDurations: async () => (await server.ask<{ durations: number[] }>("durations")).durations,
