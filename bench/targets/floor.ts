@@ -7,10 +7,9 @@ import { kindOf, type EntityRow, type ObservationRow, type RelationRow } from ".
 import { newObservationRows, storedKeys } from "../../src/storage/rowWrites.js";
 import { entityRelationsFilter } from "../../src/storage/queries.js";
 import { TableIndexSource } from "../../src/storage/indexSource.js";
-import { createMemory } from "../../src/runtime.js";
 import type { FeedPosition } from "../../src/domain/history.js";
 import { chunkActions, pack } from "../../src/storage/transactions.js";
-import { BENCH_WORKSPACE, seedInChunks, type EntitySpec, type GraphCounts, type RelationSpec, type Target } from "./types.js";
+import { BENCH_WORKSPACE, type GraphCounts, type Target } from "./types.js";
 
 /**
  * The storage floor: exactly the storage requests each tool makes (same TableClient setup, key
@@ -22,8 +21,8 @@ import { BENCH_WORKSPACE, seedInChunks, type EntitySpec, type GraphCounts, type 
  * The filters and column lists are the adapter's own (src/storage/queries.ts), so the floor cannot
  * drift from what ours asks for.
  */
-export async function startFloor(connectionString: string): Promise<Target> {
-  const storage = connectStorage({ kind: "connectionString", connectionString, tableName: "benchfloor", source: "bench floor" });
+export async function startFloor(connectionString: string, tableName = "benchfloor"): Promise<Target> {
+  const storage = connectStorage({ kind: "connectionString", connectionString, tableName, source: "bench floor" });
   await storage.ensureTable();
   const table = storage.table;
   const ws = BENCH_WORKSPACE;
@@ -150,19 +149,6 @@ export async function startFloor(connectionString: string): Promise<Target> {
       searchEntities: async () => void (await freshen()),
       searchRelations: async () => void (await freshen()),
       getStats: async () => void (await freshen()),
-      // Seeding only (bench/search.ts), through the domain's bulk writes, so the rows and events are ours'; never timed.
-      seed(entities, relations) {
-        const memory = createMemory(storage);
-        const actor = { principal: "bench", tool: "import" };
-        return seedInChunks(
-          (name, args) =>
-            name === "create_entities"
-              ? memory.createEntities(ws, actor, args.entities as EntitySpec[])
-              : memory.createRelations(ws, actor, args.relations as RelationSpec[]),
-          entities,
-          relations,
-        );
-      },
     },
     storageRequests: async () => storage.counter.total,
     close: async () => {},

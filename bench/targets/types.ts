@@ -66,7 +66,7 @@ export interface Target {
 export const BENCH_WORKSPACE = "bench";
 
 /**
- * Seeds through create_entities and create_relations, 250 items a call (a call's transactions run in parallel: more at once
+ * Seeds through create_entities and create_relations, 100 items a call (a call's transactions run in parallel: more at once
  * time out on a loaded Azurite), each call tried up to three times (both tools skip what exists, so a retry is safe).
  */
 export async function seedInChunks(
@@ -74,7 +74,7 @@ export async function seedInChunks(
   entities: EntitySpec[],
   relations: RelationSpec[],
 ): Promise<void> {
-  const CHUNK = 250;
+  const CHUNK = 100;
   const attempt = async (name: string, args: Record<string, unknown>) => {
     for (let tries = 1; ; tries++) {
       try {

@@ -47,11 +47,11 @@ const PRUNE_FROM_ENTITIES = 1000;
 const MOST_CONNECTED = 10;
 
 /**
- * Bytes the index holds, estimated from what it holds (measured with bench/searchLibraries.ts on
- * 10,000 entities × 5 observations, docs/search.md#memory): per character of text (stored once
- * and indexed once) and per entity, observation and relation.
+ * Bytes the index holds, estimated from what it holds: per character of text (stored once and
+ * indexed once) and per entity, observation and relation. Fitted to the heap bench/searchLibraries.ts
+ * measures at 10,000 entities with 5 long and with 3 short observations (docs/search.md#memory).
  */
-const BYTES = { char: 6, entity: 900, observation: 160, relation: 600 };
+const BYTES = { char: 4, entity: 1600, observation: 160, relation: 600 };
 
 const FUZZY = (term: string): number | false => (term.length >= 8 ? 2 : term.length >= 5 ? 1 : false);
 const BOOST = { name: 4, entityType: 1.5, observations: 1 };
