@@ -15,9 +15,9 @@ export interface Phase {
   run(ops: Operations, index: number, entities: number): Promise<unknown>;
 }
 
-const entityName = (index: number) => `entity-${index}`;
+export const entityName = (index: number) => `entity-${index}`;
 
-function entitySpec(index: number): EntitySpec {
+export function entitySpec(index: number): EntitySpec {
   return { name: entityName(index), entityType: "bench", observations: [1, 2, 3].map((k) => `fact ${k} about entity ${index}`) };
 }
 
@@ -64,6 +64,20 @@ export const CORE_PHASES: Phase[] = [
     calls: (w) => w.searchCalls,
     run: (ops, i, n) => ops.getEntityHistory(spread(i, n)),
   },
+  // The search group (ours only; the floor issues the index's requests): answered from the workspace index, which search_nodes built.
+  {
+    name: "search_entities",
+    operation: "searchEntities",
+    calls: (w) => w.searchCalls,
+    run: (ops, i, n) => ops.searchEntities(spread(i, n)),
+  },
+  {
+    name: "search_relations (from one entity)",
+    operation: "searchRelations",
+    calls: (w) => w.searchCalls,
+    run: (ops, i, n) => ops.searchRelations(spread(i, n)),
+  },
+  { name: "get_stats", operation: "getStats", calls: (w) => w.searchCalls, run: (ops) => ops.getStats() },
   // Navigation (ours only), on the ring: depth 2 both ways is the entity and four neighbours; the path spans three relations.
   {
     name: "get_neighbors (depth 2)",
@@ -102,6 +116,8 @@ export interface PhaseResult {
   modelledAzureMs?: number;
   /** Peak RSS of the target's own process so far (the server's, not the driver's). */
   peakRssBytes?: number;
+  /** The phase's first call (for ours' first search_nodes: the workspace index's build, one scan). */
+  firstMs?: number;
 }
 
 interface Tally {
@@ -193,6 +209,7 @@ export async function runPhase(
       ...(perCall === undefined ? {} : { storageRequestsPerCall: perCall, modelledAzureMs: perCall * azureMs }),
       ...(tally.serverDurations.length > 0 ? { serverP50Ms: summarize(tally.serverDurations).p50 } : {}),
       ...(rss === undefined ? {} : { peakRssBytes: rss }),
+      ...(tally.latencies.length > 0 ? { firstMs: tally.latencies[0]! } : {}),
     };
   });
 }

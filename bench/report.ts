@@ -93,6 +93,7 @@ export function markdown(report: BenchReport): string {
     );
   }
   if (report.browser) lines.push(browserLine(report.browser));
+  lines.push(...searchTargets(report));
   for (const [target, note] of Object.entries(report.verified)) lines.push(`Verified after the run, ${target}: ${note}.`);
   lines.push(...report.notes);
   lines.push(`The whole run took ${fixed(report.seconds, 0)} s.`);
@@ -108,4 +109,39 @@ function browserLine(browser: BrowserFirstRender): string {
     `(${browser.runs.map((ms) => ms.toFixed(0)).join(", ")}); page + script + style ${kb(browser.payloadBytes)} gzipped ` +
     `(${kb(browser.decodedBytes)} decoded); ${browser.dataRequests} tool calls, ${kb(browser.dataBytes)} of data before it.`
   );
+}
+
+/**
+ * The search targets (issue #14, docs/search.md#what-the-bench-shows), checked on this run: on an unchanged workspace,
+ * search p50 at most 3× server-memory's at N=1,000 and below it at N=10,000; a warm search at most 2 ms in our server at
+ * N=10,000. The index's memory per 10,000 entities is bench/searchLibraries.ts's figure.
+ */
+function searchTargets(report: BenchReport): string[] {
+  const row = (phase: string, target: string) => report.phases.find((r) => r.phase.split(" ")[0] === phase && r.target === target);
+  const ours = row("search_nodes", "ours");
+  const reference = row("search_nodes", "server-memory");
+  const ranked = row("search_entities", "ours");
+  if (!ours) return [];
+  const n = report.options.entities;
+  const verdict = (met: boolean) => (met ? "met" : "**missed**");
+  const lines = [`Search index: ours' first search_nodes call (the index's build, one scan) took ${fixed(ours.firstMs, 0)} ms.`];
+  if (reference) {
+    const ratioNow = ours.p50Ms / reference.p50Ms;
+    const rule =
+      n <= 1000 ? { text: "≤ 3× server-memory's (N ≤ 1,000)", met: ratioNow <= 3 } : { text: "below server-memory's", met: ratioNow < 1 };
+    lines.push(
+      `Target, search p50 ${rule.text}: search_nodes ours ${fixed(ours.p50Ms, 2)} ms, server-memory ${fixed(reference.p50Ms, 2)} ms ` +
+        `(${ratioNow.toFixed(2)}×): ${verdict(rule.met)}.` +
+        (ranked ? ` search_entities ours ${fixed(ranked.p50Ms, 2)} ms (${(ranked.p50Ms / reference.p50Ms).toFixed(2)}×).` : ""),
+    );
+  }
+  const inServer = [ours, ranked].filter((r) => r?.serverP50Ms !== undefined) as PhaseResult[];
+  if (inServer.length > 0) {
+    lines.push(
+      `Target, warm search ≤ 2 ms in the server${n >= 10_000 ? "" : " (set for N=10,000)"}: ` +
+        inServer.map((r) => `${r.phase.split(" ")[0]} ${fixed(r.serverP50Ms, 2)} ms: ${verdict(r.serverP50Ms! <= 2)}`).join("; ") +
+        ".",
+    );
+  }
+  return lines;
 }

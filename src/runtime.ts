@@ -5,6 +5,9 @@ import { loggingInstrument, type ToolCallLog, type ToolInstrument } from "./mcp/
 import { connectStorage, type StorageConnection } from "./storage/client.js";
 import { tableCursorKey } from "./storage/cursorKey.js";
 import { TableGraphStore } from "./storage/tableGraphStore.js";
+import { TableIndexSource } from "./storage/indexSource.js";
+import { IndexRegistry } from "./search/registry.js";
+import { DEFAULT_INDEX_MAX_MB } from "./config/table.js";
 
 /**
  * The one composition root: what every entry point (Functions, `npm start`, the CLI, the bench
@@ -41,10 +44,16 @@ export function runtimeFrom(settings: Settings, options: Omit<RuntimeOptions, "d
   const log = options.log ?? ((entry: ToolCallLog) => console.info(JSON.stringify(entry)));
   const instrument = loggingInstrument({ countRequests: (work, tally) => storage.counter.run(work, tally), log });
   const cursorKey = tableCursorKey(storage);
-  return { settings, storage, memory: createMemory(storage, cursorKey), instrument, cursorKey };
+  return { settings, storage, memory: createMemory(storage, { cursorKey, indexMaxBytes: settings.indexMaxBytes }), instrument, cursorKey };
 }
 
-/** The domain over Table Storage. */
-export function createMemory(storage: StorageConnection, cursorKey: CursorKeyProvider = tableCursorKey(storage)): MemoryService {
-  return new MemoryService(new TableGraphStore(storage), cursorKey);
+/** The domain over Table Storage, with this instance's workspace indexes (docs/search.md). */
+export function createMemory(
+  storage: StorageConnection,
+  {
+    cursorKey = tableCursorKey(storage),
+    indexMaxBytes = DEFAULT_INDEX_MAX_MB * 1024 * 1024,
+  }: { cursorKey?: CursorKeyProvider; indexMaxBytes?: number } = {},
+): MemoryService {
+  return new MemoryService(new TableGraphStore(storage), cursorKey, new IndexRegistry(new TableIndexSource(storage), indexMaxBytes));
 }

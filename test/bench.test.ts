@@ -83,9 +83,10 @@ describe("npm run bench", () => {
       "get_entity_relations",
     );
     // Seven phases every Table target runs; the two change-feed reads, the two navigation phases (get_neighbors, find_path)
-    // and the three curate phases only ours has.
-    expect(report.phases.filter((row) => row.target === "ours")).toHaveLength(14);
-    expect(report.phases.filter((row) => row.target === "floor")).toHaveLength(7);
+    // and the three curate phases only ours has; and the three search-group reads (ours, and the floor issuing the index's
+    // requests).
+    expect(report.phases.filter((row) => row.target === "ours")).toHaveLength(17);
+    expect(report.phases.filter((row) => row.target === "floor")).toHaveLength(10);
   });
 
   test("ours' rows carry the server's own time per call, inside each call's latency", () => {
@@ -103,6 +104,7 @@ describe("npm run bench", () => {
     const {
       get_changes: changes,
       get_entity_history: history,
+      search_nodes: search,
       get_neighbors: neighbors,
       find_path: path,
       execute_batch: batch,
@@ -123,7 +125,8 @@ describe("npm run bench", () => {
     expect(Number(among)).toBe(5 * SEARCH_CALLS);
     expect(Number(compared)).toBeGreaterThan(0);
     expect(Number(compared)).toBeLessThan((Number(among) * (Number(among) - 1)) / 2 / 5);
-    expect(ours).toEqual(requestsPerCall(report, "floor"));
+    const { search_nodes: floorSearch, ...floor } = requestsPerCall(report, "floor");
+    expect(ours).toEqual(floor);
     // The workload writes fewer than 1,000 events (one per transaction), so each change-feed read is one page. The first
     // get_changes of the process also signs a cursor, so it reads the signing key and, on this fresh table, creates it:
     // 2 requests once (src/storage/cursorKey.ts).
@@ -137,17 +140,34 @@ describe("npm run bench", () => {
       add_observations: 2,
       open_nodes: 1,
       get_entity_relations: 1,
-      // Every entity's range: entity rows, observations, both edge rows.
-      search_nodes: pages(entities + observations + edges),
-      // Entities, observations and each relation once (its outgoing edge).
-      read_graph: pages(entities + observations + entities),
+      // The workspace index (docs/search.md) answers every whole-workspace read with one read of the feed's tail.
+      read_graph: 1,
+      search_entities: 1,
+      search_relations: 1,
+      get_stats: 1,
     });
+    // The first search_nodes builds the index: one scan of every entity's range (entity rows, observations, both edge
+    // rows) and of the feed's tail: ours' every write is one event (its one transaction), all inside the lateness window
+    // on a run this short; the floor writes no events. Every later call: 1.
+    const events = 2 * entities + CALLS;
+    expect(search).toBe((pages(entities + observations + edges + events) + SEARCH_CALLS - 1) / SEARCH_CALLS);
+    expect(floorSearch).toBe((pages(entities + observations + edges) + SEARCH_CALLS - 1) / SEARCH_CALLS);
   });
 
   test("the single-entity budgets do not grow with N", () => {
     const small = requestsPerCall(runs.get(30)!.report, "ours");
     const large = requestsPerCall(runs.get(300)!.report, "ours");
-    for (const tool of ["upsert_entity", "upsert_relation", "add_observations", "open_nodes", "get_entity_relations"])
+    for (const tool of [
+      "upsert_entity",
+      "upsert_relation",
+      "add_observations",
+      "open_nodes",
+      "get_entity_relations",
+      "read_graph",
+      "search_entities",
+      "search_relations",
+      "get_stats",
+    ])
       expect(large[tool]).toBe(small[tool]);
   });
 

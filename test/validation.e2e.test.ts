@@ -74,6 +74,14 @@ const SURROGATE_CALLS: [string, Record<string, unknown>, RegExp][] = [
   ["get_changes", { principal: LONE }, /principal/],
   ["get_entity_history", { entityName: LONE }, /entityName/],
   ["restore_entity", { entityName: LONE }, /entityName/],
+  ["search_entities", { query: LONE }, /query/],
+  ["search_entities", { entityType: LONE }, /entityType/],
+  ["search_entities", { tags: [LONE] }, /tags\[0\]/],
+  ["search_entities", { createdBy: LONE }, /createdBy/],
+  ["search_relations", { relationType: LONE }, /relationType/],
+  ["search_relations", { from: LONE }, /from/],
+  ["search_relations", { to: LONE }, /to/],
+  ["search_relations", { entityType: LONE }, /entityType/],
   ["get_neighbors", { entityName: LONE }, /entityName/],
   ["get_neighbors", { entityName: "A", relationTypes: [LONE] }, /relationTypes\[0\]/],
   ["get_neighbors", { entityName: "A", entityTypes: [LONE] }, /entityTypes\[0\]/],
@@ -104,7 +112,7 @@ const SURROGATE_CALLS: [string, Record<string, unknown>, RegExp][] = [
 describe("text rules are the same on every tool", () => {
   test("the table above covers every tool that takes text", () => {
     const covered = new Set(SURROGATE_CALLS.map(([tool]) => tool));
-    const withoutText = ["read_graph", "get_all_tags", "get_tag_usage", "list_workspaces"];
+    const withoutText = ["read_graph", "get_all_tags", "get_tag_usage", "get_stats", "list_workspaces"];
     expect(ALL_TOOLS.map((tool) => tool.name).filter((name) => !covered.has(name))).toEqual(withoutText);
   });
 

@@ -3,7 +3,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { nodeHttpFetch } from "../lib/nodeHttpFetch.js";
 import { peakRssBytes, startChild } from "../lib/processes.js";
-import { BENCH_WORKSPACE, type Target } from "./types.js";
+import { BENCH_WORKSPACE, seedInChunks, type Target } from "./types.js";
 
 /** A real MCP SDK client over streamable HTTP; an error result throws. */
 export async function connectMcp(url: string) {
@@ -70,6 +70,10 @@ export async function startOurs(connectionString: string): Promise<Target> {
       },
       getChanges: async () => void (await call("get_changes", { limit: 50 })),
       getEntityHistory: async (name) => void (await call("get_entity_history", { entityName: name, limit: 50 })),
+      searchEntities: async (query) => void (await call("search_entities", { query, limit: 20 })),
+      searchRelations: async (from) => void (await call("search_relations", { from })),
+      getStats: async () => void (await call("get_stats", {})),
+      seed: (entities, relations) => seedInChunks(call, entities, relations),
       getNeighbors: async (name) => void (await call("get_neighbors", { entityName: name, depth: 2, direction: "both" })),
       findPath: async (from, to) => {
         const path = await call<{ found: boolean }>("find_path", { from, to });

@@ -6,7 +6,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { peakRssBytes } from "../lib/processes.js";
-import type { GraphCounts, Target } from "./types.js";
+import { seedInChunks, type GraphCounts, type Target } from "./types.js";
 
 /** The official server's entry script, or undefined when the package is not installed. */
 export function serverMemoryEntry(): string | undefined {
@@ -46,6 +46,7 @@ export async function startServerMemory(entry: string): Promise<Target> {
     ops: {
       createEntity: async (entity) => void (await call("create_entities", { entities: [entity] })),
       createRelation: async (relation) => void (await call("create_relations", { relations: [relation] })),
+      seed: (entities, relations) => seedInChunks(call, entities, relations),
       addObservations: async (name, contents) => void (await call("add_observations", { observations: [{ entityName: name, contents }] })),
       openNodes: async (name) => graphOf(await call("open_nodes", { names: [name] })).entities[0]?.observations.length ?? 0,
       searchNodes: async (query) => void (await call("search_nodes", { query })),

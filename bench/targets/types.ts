@@ -5,7 +5,7 @@ export interface EntitySpec {
   observations: string[];
 }
 
-interface RelationSpec {
+export interface RelationSpec {
   from: string;
   to: string;
   relationType: string;
@@ -36,6 +36,13 @@ export interface Operations {
   getChanges(): Promise<void>;
   /** get_entity_history of one entity, its 50 oldest events. */
   getEntityHistory(name: string): Promise<void>;
+  /** search_entities: ranked search for the text (here an entity's name). */
+  searchEntities(query: string): Promise<void>;
+  /** search_relations: the relations starting at one entity. */
+  searchRelations(from: string): Promise<void>;
+  getStats(): Promise<void>;
+  /** Writes many entities, then many relations, in as few calls as the target allows (bench/search.ts seeds with it). */
+  seed(entities: EntitySpec[], relations: RelationSpec[]): Promise<void>;
   /** get_neighbors of one entity, depth 2, both directions (only targets with traversal). */
   getNeighbors(name: string): Promise<void>;
   /** find_path between two entities. */
@@ -71,3 +78,26 @@ export interface Target {
 
 /** Every target uses this workspace (in its own table or file), so keys and sizes are the same. */
 export const BENCH_WORKSPACE = "bench";
+
+/**
+ * Seeds through create_entities and create_relations, 100 items a call (a call's transactions run in parallel: more at once
+ * time out on a loaded Azurite), each call tried up to three times (both tools skip what exists, so a retry is safe).
+ */
+export async function seedInChunks(
+  call: (name: string, args: Record<string, unknown>) => Promise<unknown>,
+  entities: EntitySpec[],
+  relations: RelationSpec[],
+): Promise<void> {
+  const CHUNK = 100;
+  const attempt = async (name: string, args: Record<string, unknown>) => {
+    for (let tries = 1; ; tries++) {
+      try {
+        return await call(name, args);
+      } catch (error) {
+        if (tries >= 3) throw error;
+      }
+    }
+  };
+  for (let i = 0; i < entities.length; i += CHUNK) await attempt("create_entities", { entities: entities.slice(i, i + CHUNK) });
+  for (let i = 0; i < relations.length; i += CHUNK) await attempt("create_relations", { relations: relations.slice(i, i + CHUNK) });
+}

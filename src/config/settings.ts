@@ -8,6 +8,7 @@ import {
   CLI_STORAGE_TIMEOUT_MS,
   DEFAULT_AZURITE_FOLDER,
   DEFAULT_HOST,
+  DEFAULT_INDEX_MAX_MB,
   DEFAULT_PORT,
   DEFAULT_REQUEST_TIMEOUT_MS,
   DEFAULT_STORAGE_MAX_RETRIES,
@@ -32,6 +33,8 @@ export interface Settings {
   toolsets: Toolsets;
   /** The deadline of one MCP request. */
   requestTimeoutMs: number;
+  /** The memory cap of the workspace indexes, in bytes (MEMORY_INDEX_MAX_MB). */
+  indexMaxBytes: number;
   /** Where the local server listens. */
   listen: { host: string; port: number };
 }
@@ -67,7 +70,8 @@ export function readSettings(env: NodeJS.ProcessEnv, door: Door): Settings {
   }
   const azuriteFolder = read.get("MEMORY_AZURITE_FOLDER") ?? DEFAULT_AZURITE_FOLDER;
   read.check();
-  return { door, storage, storageClient, azuriteFolder, auth, toolsets, requestTimeoutMs, listen: { host, port } };
+  const indexMaxBytes = (read.get("MEMORY_INDEX_MAX_MB") ?? DEFAULT_INDEX_MAX_MB) * 1024 * 1024;
+  return { door, storage, storageClient, azuriteFolder, auth, toolsets, requestTimeoutMs, indexMaxBytes, listen: { host, port } };
 }
 
 /** The endpoint (managed identity) first, then our connection string, then the Functions host's. */

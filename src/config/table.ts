@@ -37,6 +37,8 @@ export const CLI_STORAGE_TIMEOUT_MS = 60_000;
  * this server's JSON-RPC answer rather than the load balancer's bare error.
  */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 120_000;
+/** The workspace indexes' memory cap per instance (docs/search.md#memory): a Functions instance has 1.5 GB or more. */
+export const DEFAULT_INDEX_MAX_MB = 256;
 export const DEFAULT_HOST = "127.0.0.1";
 export const DEFAULT_PORT = 7071;
 export const DEFAULT_AZURITE_FOLDER = ".azurite";
@@ -206,6 +208,14 @@ export const SETTINGS = {
     kind: toolGroups,
     default: "every group",
     doc: `The tool groups a connection gets unless its URL names others (\`?toolsets=\`): comma-separated ${TOOL_GROUPS.map((group) => `\`${group}\``).join(", ")}.`,
+  }),
+  MEMORY_INDEX_MAX_MB: setting({
+    topic: "Tools and requests",
+    kind: wholeNumber(0, "a whole number of megabytes, 0 or more"),
+    default: `\`${DEFAULT_INDEX_MAX_MB}\``,
+    doc:
+      "Memory (estimated) the workspace indexes of one instance may hold ([Search](search.md#memory)); past it the least recently " +
+      "used are dropped and rebuilt on their next use. `0` keeps only the index in use.",
   }),
   MEMORY_REQUEST_TIMEOUT_MS: setting({
     topic: "Tools and requests",

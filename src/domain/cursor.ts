@@ -17,9 +17,11 @@ export interface CursorScope {
   workspace: string;
   mode: string;
   /** The tool that issues it; read_graph when absent. Its cursors continue after an entity id, the history tools' after an event key. */
-  tool?: "read_graph" | "get_changes" | "get_entity_history" | OffsetCursorTool;
+  tool?: "read_graph" | "get_changes" | "get_entity_history" | "search_entities" | "search_relations" | OffsetCursorTool;
 }
 
+/** Tools whose cursors continue after an id: read_graph after an entity, search_entities after an entity's hit, search_relations after a relation. */
+const ID_CURSOR_TOOLS: ReadonlySet<string> = new Set(["read_graph", "search_entities", "search_relations"]);
 /** Tools whose maxChars answers continue at a position in their result list (a decimal offset), not after a key. */
 type OffsetCursorTool = "search_nodes" | "get_neighbors";
 const OFFSET_TOOLS: ReadonlySet<string> = new Set<OffsetCursorTool>(["search_nodes", "get_neighbors"]);
@@ -84,7 +86,8 @@ function positionIn(scope: CursorScope, payload: string): string {
   }
   const { v, after } = (value !== null && typeof value === "object" ? value : {}) as { v?: unknown; after?: unknown };
   if (v !== FORMAT || typeof after !== "string") throw refused(scope);
-  if ((scope.tool ?? "read_graph") === "read_graph") {
+  // read_graph continues after an entity id; search_entities after an entity's hit, search_relations after a relation id.
+  if (ID_CURSOR_TOOLS.has(scope.tool ?? "read_graph")) {
     if (!isGuid(after)) throw refused(scope);
     return after.toLowerCase();
   }

@@ -245,7 +245,7 @@ export class HistoryService {
 }
 
 /** A time given as ISO 8601 text (a date, or a date and time), as milliseconds; a ValidationError otherwise. */
-function parseTime(text: string, field: string): number {
+export function parseTime(text: string, field: string): number {
   const ms = /^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(text) ? Date.parse(text) : Number.NaN;
   if (Number.isNaN(ms)) throw new ValidationError(`${field} '${text.slice(0, 100)}' is not an ISO 8601 time, e.g. 2026-01-31T12:00:00Z.`);
   return ms;

@@ -29,6 +29,8 @@ export const LIMITS = {
   tagsPerCall: 32,
   observationsPerCall: 1000,
   itemsPerCall: 1000,
+  /** search_entities' query: a few words; longer text is a document, not a question. */
+  searchQuery: 1000,
   batchOperations: 100,
   /** Stay well under the 4 MiB transaction payload limit; JSON escaping can double a string's size. */
   batchPayloadBytes: 3_500_000,

@@ -22,6 +22,8 @@ import {
   type PathResult,
 } from "./navigation.js";
 import { WorkspaceService } from "./workspaces.js";
+import type { GraphIndex } from "./graphIndex.js";
+import { SearchService } from "./searchService.js";
 import {
   checkCount,
   checkEntityInput,
@@ -81,16 +83,24 @@ export class MemoryService {
   /** Batches, duplicates and merges (docs/curate.md). */
   readonly curation: CurationService;
 
-  /** `cursorKey` signs read_graph cursors; it must be the same on every instance of a deployment. */
+  /** Ranked search and stats from the workspace index (docs/search.md). */
+  readonly search: SearchService | undefined;
+
+  /**
+   * `cursorKey` signs read_graph cursors; it must be the same on every instance of a deployment.
+   * `index`, when given, answers the whole-workspace reads (read_graph, search_nodes, all tags, tag usage) and the search tools.
+   */
   constructor(
     private readonly store: GraphStore,
     cursorKey: CursorKeyProvider,
+    private readonly index?: GraphIndex,
   ) {
-    this.tags = new TagService(store.tags);
+    this.tags = new TagService(store.tags, index);
     this.cursors = new CursorCodec(cursorKey);
     this.history = new HistoryService(store, this.cursors);
     this.workspaces = new WorkspaceService(store.workspaces);
     this.curation = new CurationService(store, this);
+    this.search = index ? new SearchService(index, this.cursors) : undefined;
   }
 
   /** The neighbourhood of one entity (docs/navigate.md#get_neighbors); see navigation.ts for its cost. */
@@ -204,7 +214,7 @@ export class MemoryService {
     }
     const scope = { workspace, mode: options.mode ?? "full" };
     const after = options.cursor === undefined ? undefined : await this.cursors.decode(scope, options.cursor);
-    const page = await this.store.readGraph(workspace, { limit: options.limit, after, mode: scope.mode });
+    const page = await (this.index ?? this.store).readGraph(workspace, { limit: options.limit, after, mode: scope.mode });
     return {
       entities: page.entities,
       relations: page.relations,
@@ -367,6 +377,7 @@ export class MemoryService {
   ): Promise<{ entities: Entity[]; relations: Relation[] }> {
     checkLimit(limit, "limit");
     checkQuery(query, "query");
+    if (this.index) return subgraph(await this.index.searchNodes(workspace, query, limit));
     return subgraph(await topMatches(this.store.scanEntities(workspace), query, limit));
   }
 

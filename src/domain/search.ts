@@ -1,18 +1,32 @@
 import type { Entity, EntityNode } from "./model.js";
 import { byCreation } from "./order.js";
 
+/** An entity's searchable text, lower-cased. */
+export interface SearchText {
+  name: string;
+  entityType: string;
+  observations: readonly string[];
+}
+
 /**
  * search_nodes' rule: a case-insensitive substring match over name, entityType and observations
  * (as the official memory server matches), ranked name before type before observation. Lower is better;
- * undefined means no match.
+ * undefined means no match. `text` and `needle` are lower-cased already.
  */
-function searchRank(entity: Entity, query: string): number | undefined {
-  const needle = query.toLowerCase();
-  if (entity.name.toLowerCase().includes(needle)) return 0;
-  if (entity.entityType.toLowerCase().includes(needle)) return 1;
-  if (entity.observations.some((content) => content.toLowerCase().includes(needle))) return 2;
+export function substringRank(text: SearchText, needle: string): number | undefined {
+  if (text.name.includes(needle)) return 0;
+  if (text.entityType.includes(needle)) return 1;
+  if (text.observations.some((content) => content.includes(needle))) return 2;
   return undefined;
 }
+
+export const searchTextOf = (entity: Pick<Entity, "name" | "entityType" | "observations">): SearchText => ({
+  name: entity.name.toLowerCase(),
+  entityType: entity.entityType.toLowerCase(),
+  observations: entity.observations.map((content) => content.toLowerCase()),
+});
+
+const searchRank = (entity: Entity, query: string): number | undefined => substringRank(searchTextOf(entity), query.toLowerCase());
 
 interface Ranked {
   rank: number;

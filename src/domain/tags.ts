@@ -24,7 +24,11 @@ export const DEFAULT_TAGGED_LIMIT = 50;
  * delete_tags removes it everywhere. Deleting an entity or an observation removes its tags.
  */
 export class TagService {
-  constructor(private readonly store: TagStore) {}
+  /** `index` (docs/search.md), when given, answers the whole-workspace reads (all tags, usage) instead of a scan. */
+  constructor(
+    private readonly store: TagStore,
+    private readonly index?: Pick<TagStore, "listTags" | "tagUsage">,
+  ) {}
 
   /** Puts the tags on the entity; returns those it did not carry before. */
   async tagEntity(workspace: string, actor: Actor, entityName: string, tagNames: readonly string[]): Promise<string[]> {
@@ -84,7 +88,7 @@ export class TagService {
 
   /** Every tag of the workspace, by name. */
   async allTags(workspace: string): Promise<TagDefinition[]> {
-    return (await this.store.listTags(workspace)).sort((a, b) => compareText(a.name, b.name));
+    return (await (this.index ?? this.store).listTags(workspace)).sort((a, b) => compareText(a.name, b.name));
   }
 
   /** Creates the tag, or sets its category and description (one left out keeps its value). */
@@ -102,7 +106,7 @@ export class TagService {
   /** Every tag with how many entities and observations carry it: most used first, then by name. */
   async usage(workspace: string): Promise<TagUsage[]> {
     const total = (usage: TagUsage) => usage.entities + usage.observations;
-    return (await this.store.tagUsage(workspace)).sort((a, b) => total(b) - total(a) || compareText(a.name, b.name));
+    return (await (this.index ?? this.store).tagUsage(workspace)).sort((a, b) => total(b) - total(a) || compareText(a.name, b.name));
   }
 
   /** Removes the tags from everything that carries them, and their definitions. Unknown names are ignored. */

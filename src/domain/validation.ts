@@ -108,6 +108,8 @@ export const checkTagDescription = (value: string, where: string) =>
 export const checkPrincipal = (value: string, where: string) => checkText(value, where, { max: LIMITS.tagName });
 /** search_nodes' query: any text an observation could hold. */
 export const checkQuery = (value: string, where: string) => checkText(value, where, { max: LIMITS.observation, allowEmpty: true });
+/** search_entities' query: free text of a few words, not a document. */
+export const checkSearchQuery = (value: string, where: string) => checkText(value, where, { max: LIMITS.searchQuery, allowEmpty: true });
 
 /**
  * Names and types that only find or delete something (open_nodes, the delete tools) keep the size and

@@ -4,6 +4,7 @@ import type { EventQuery } from "../domain/store.js";
 import { entityFlag, toChangeEvent } from "./events.js";
 import { rangeFilter, type TableGateway } from "./gateway.js";
 import { eventKeyTime, keyRange, rowKey } from "./keys.js";
+import type { StoredRow } from "./rows.js";
 
 /** Reads of the change feed (the event range, keys.ts; docs/history.md). */
 
@@ -24,6 +25,19 @@ export async function changesSince(
   // Taken before the read is sent: an event it misses was keyed after this, or late within the window.
   const readAt = Date.now();
   const rows = await gateway.queryRange(workspace, keyRange.events(position ? position.readAt - latenessMs : undefined));
+  return feedStep(rows, position, readAt, latenessMs);
+}
+
+/**
+ * The event rows of a read that began at `readAt` (from `position.readAt - latenessMs` on): the events
+ * not returned before, and the position to continue from (see changesSince).
+ */
+export function feedStep(
+  rows: readonly StoredRow[],
+  position: FeedPosition | undefined,
+  readAt: number,
+  latenessMs: number,
+): { events: ChangeEvent[]; position: FeedPosition } {
   const seen = new Set(position?.seen ?? []);
   const events = rows.filter((row) => !seen.has(String(row.rowKey))).map(toChangeEvent);
   const windowStart = readAt - latenessMs;

@@ -54,12 +54,19 @@ export function scanEntities(gateway: TableGateway, workspace: string): AsyncIte
 /**
  * Streams a query in key order, grouping rows by the entity they belong to (one entity's rows are
  * contiguous), and yields each entity as soon as its range is complete, so a scan holds one entity at a time.
+ * `visit`, when given, sees every row first; rows it claims (returns true for) are not grouped.
  */
-async function* scan(gateway: TableGateway, filter: string, select?: string[]): AsyncGenerator<EntityNode> {
+export async function* scan(
+  gateway: TableGateway,
+  filter: string,
+  select?: string[],
+  visit?: (row: StoredRow) => boolean,
+): AsyncGenerator<EntityNode> {
   let group: StoredRow[] = [];
   let owner: string | undefined;
   for await (const page of gateway.pages(filter, select)) {
     for (const row of page) {
+      if (visit?.(row)) continue;
       const rowOwner = ownerOf(String(row.rowKey));
       if (rowOwner !== owner) {
         const node = assembleEntity(group);

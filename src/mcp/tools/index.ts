@@ -15,12 +15,15 @@ import { getEntitiesByTag } from "./getEntitiesByTag.js";
 import { getChanges } from "./getChanges.js";
 import { getEntityHistory } from "./getEntityHistory.js";
 import { getEntityRelations } from "./getEntityRelations.js";
+import { getStats } from "./getStats.js";
 import { getTagUsage } from "./getTagUsage.js";
 import { openNodes } from "./openNodes.js";
 import { readGraph } from "./readGraph.js";
 import { removeTagsFromEntity } from "./removeTagsFromEntity.js";
 import { restoreEntity } from "./restoreEntity.js";
+import { searchEntities } from "./searchEntities.js";
 import { searchNodes } from "./searchNodes.js";
+import { searchRelations } from "./searchRelations.js";
 import { tagEntity } from "./tagEntity.js";
 import { tagObservation } from "./tagObservation.js";
 import { untagObservation } from "./untagObservation.js";
@@ -61,6 +64,10 @@ export const ALL_TOOLS: readonly AnyTool[] = [
   getChanges,
   getEntityHistory,
   restoreEntity,
+  // search: ranked search and stats from the workspace index
+  searchEntities,
+  searchRelations,
+  getStats,
   // navigate: neighbourhoods and paths
   getNeighbors,
   findPath,

@@ -1,0 +1,98 @@
+import { z } from "zod";
+import { StorageError } from "../domain/errors.js";
+import type { EntityHit } from "../domain/graphIndex.js";
+import type { MemoryService } from "../domain/memory.js";
+import type { Relation } from "../domain/model.js";
+import type { SearchService } from "../domain/searchService.js";
+import { authorshipFields, authorshipOf } from "./graphShapes.js";
+import { metadataOutput } from "./schemas.js";
+
+/** The shapes the search tools return (docs/search.md), each projected from the domain in one place. */
+
+const hitEntity = z.object({
+  id: z.string(),
+  name: z.string(),
+  entityType: z.string(),
+  observations: z.array(z.string()).describe("Every observation, in the order added."),
+  tags: z.array(z.string()).optional().describe("Tags on the entity itself (with the tags group, when it has any)."),
+  version: z.string().optional().describe("Changes whenever the entity's own fields change (absent on older data)."),
+  createdAt: z.string().optional(),
+  updatedAt: z.string().optional(),
+  ...authorshipFields,
+});
+
+export const entityHitsOutput = {
+  workspaceName: z.string(),
+  hits: z.array(
+    z.object({
+      entity: hitEntity,
+      score: z.number().describe("Relevance (BM25); higher is better. 0 when listing by filters alone."),
+      matchedFields: z.array(z.enum(["name", "entityType", "observations"])).describe("Where the query matched."),
+      matchedObservations: z.array(z.string()).describe("The observations that matched the query."),
+    }),
+  ),
+  nextCursor: z.string().optional().describe("Present when more hits follow: pass it back as `cursor` with the same other arguments."),
+};
+
+export function toEntityHits(workspace: string, page: { hits: EntityHit[]; nextCursor?: string }, withTags: boolean) {
+  return {
+    workspaceName: workspace,
+    hits: page.hits.map(({ entity, score, matchedFields, matchedObservations, version }) => ({
+      entity: {
+        id: entity.id,
+        name: entity.name,
+        entityType: entity.entityType,
+        observations: entity.observations,
+        ...(withTags && entity.tags.length > 0 ? { tags: entity.tags } : {}),
+        ...(version !== undefined ? { version } : {}),
+        ...(entity.createdAt ? { createdAt: entity.createdAt } : {}),
+        ...(entity.updatedAt ? { updatedAt: entity.updatedAt } : {}),
+        ...authorshipOf(entity),
+      },
+      score,
+      matchedFields,
+      matchedObservations,
+    })),
+    ...(page.nextCursor !== undefined ? { nextCursor: page.nextCursor } : {}),
+  };
+}
+
+export const relationsOutput = {
+  workspaceName: z.string(),
+  relations: z.array(
+    z.object({
+      id: z.string(),
+      from: z.string(),
+      to: z.string(),
+      fromEntityId: z.string(),
+      toEntityId: z.string(),
+      relationType: z.string(),
+      metadata: metadataOutput,
+      ...authorshipFields,
+    }),
+  ),
+  nextCursor: z.string().optional().describe("Present when more relations follow: pass it back as `cursor` with the same other arguments."),
+};
+
+export function toRelations(workspace: string, page: { relations: Relation[]; nextCursor?: string }) {
+  return {
+    workspaceName: workspace,
+    relations: page.relations.map((r) => ({
+      id: r.id,
+      from: r.fromName,
+      to: r.toName,
+      fromEntityId: r.fromEntityId,
+      toEntityId: r.toEntityId,
+      relationType: r.relationType,
+      metadata: r.metadata,
+      ...authorshipOf(r),
+    })),
+    ...(page.nextCursor !== undefined ? { nextCursor: page.nextCursor } : {}),
+  };
+}
+
+/** The search service; every runtime has one (src/runtime.ts), a memory built without an index does not. */
+export function searchOf(memory: MemoryService): SearchService {
+  if (!memory.search) throw new StorageError("Search is not available on this server: it runs without a workspace index.");
+  return memory.search;
+}

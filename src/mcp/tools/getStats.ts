@@ -1,0 +1,36 @@
+import { z } from "zod";
+import { defineTool } from "../tool.js";
+import { searchOf } from "../searchShapes.js";
+
+const counted = (key: string) => z.array(z.object({ [key]: z.string(), count: z.number() }));
+
+export const getStats = defineTool({
+  name: "get_stats",
+  groups: ["search"],
+  title: "Workspace statistics",
+  description:
+    "Counts for the workspace: entities, relations, observations and tags; entities by type and relations by type; the most " +
+    "connected entities; writes per principal; and the first and last write times. Use it to get one's bearings in a workspace.",
+  input: {},
+  output: {
+    workspaceName: z.string(),
+    entities: z.number(),
+    relations: z.number(),
+    observations: z.number(),
+    tags: z.number().describe("Distinct tags, defined or in use."),
+    entityTypes: counted("entityType").describe("Most common first."),
+    relationTypes: counted("relationType").describe("Most common first."),
+    mostConnected: z
+      .array(z.object({ id: z.string(), name: z.string(), entityType: z.string(), degree: z.number() }))
+      .describe("Up to 10 entities with the most relations (either direction)."),
+    writesByPrincipal: z
+      .array(z.object({ principal: z.string(), writes: z.number() }))
+      .describe("Entities and relations each principal created, plus those it last changed (docs/search.md#stats)."),
+    firstWriteAt: z.string().optional(),
+    lastWriteAt: z.string().optional(),
+  },
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  async handler(_args, { memory, workspace }) {
+    return { workspaceName: workspace, ...(await searchOf(memory).stats(workspace)) };
+  },
+});

@@ -1,0 +1,31 @@
+import { z } from "zod";
+import { LIMITS } from "../../domain/limits.js";
+import { DEFAULT_SEARCH_ENTITIES_LIMIT } from "../../domain/searchService.js";
+import { defineTool } from "../tool.js";
+import { entityType, resultLimit, tagNames } from "../schemas.js";
+import { entityHitsOutput, searchOf, toEntityHits } from "../searchShapes.js";
+
+export const searchEntities = defineTool({
+  name: "search_entities",
+  groups: ["search"],
+  title: "Search entities (ranked)",
+  description:
+    "Ranked full-text search of the workspace's entities: names, types and observations, insensitive to case and accents, the last " +
+    "word matching as a prefix, small typos tolerated; an exact name ranks first. Use it to answer 'what do we know about X'. " +
+    "Narrow with entityType, tags, createdBy and updatedSince (all must hold); with filters and no query it lists by name. " +
+    "Returns each hit's entity, score, matched fields and matched observations; page with limit and cursor.",
+  input: {
+    query: z.string().optional().describe(`Free text, up to ${LIMITS.searchQuery} characters. Omit to list by the filters alone.`),
+    entityType: entityType.optional().describe("Only entities of exactly this type."),
+    tags: tagNames.optional().describe("Only entities carrying every one of these tags (on themselves or an observation)."),
+    createdBy: z.string().optional().describe("Only entities created by this principal, e.g. key:alice."),
+    updatedSince: z.string().optional().describe("ISO 8601 time: only entities changed at or after it."),
+    limit: resultLimit.optional().describe(`Hits per page (1-${LIMITS.itemsPerCall}, default ${DEFAULT_SEARCH_ENTITIES_LIMIT}).`),
+    cursor: z.string().optional().describe("The nextCursor a previous page returned, unchanged."),
+  },
+  output: entityHitsOutput,
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  async handler(args, { memory, workspace, toolsets }) {
+    return toEntityHits(workspace, await searchOf(memory).searchEntities(workspace, args), toolsets.has("tags"));
+  },
+});

@@ -1,0 +1,28 @@
+import { z } from "zod";
+import { LIMITS } from "../../domain/limits.js";
+import { DEFAULT_SEARCH_RELATIONS_LIMIT } from "../../domain/searchService.js";
+import { defineTool } from "../tool.js";
+import { entityName, entityType, relationType, resultLimit } from "../schemas.js";
+import { relationsOutput, searchOf, toRelations } from "../searchShapes.js";
+
+export const searchRelations = defineTool({
+  name: "search_relations",
+  groups: ["search"],
+  title: "Search relations",
+  description:
+    "List the workspace's relations that match every filter given: relationType, from and to (entity names, exact), and entityType " +
+    "(either endpoint has it). Oldest first; page with limit and cursor. For one entity's relations, get_entity_relations is the same in one call.",
+  input: {
+    relationType: relationType.optional().describe("Only relations of exactly this type."),
+    from: entityName.optional().describe("Only relations starting at this entity."),
+    to: entityName.optional().describe("Only relations ending at this entity."),
+    entityType: entityType.optional().describe("Only relations with an endpoint of this type."),
+    limit: resultLimit.optional().describe(`Relations per page (1-${LIMITS.itemsPerCall}, default ${DEFAULT_SEARCH_RELATIONS_LIMIT}).`),
+    cursor: z.string().optional().describe("The nextCursor a previous page returned, unchanged."),
+  },
+  output: relationsOutput,
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  async handler(args, { memory, workspace }) {
+    return toRelations(workspace, await searchOf(memory).searchRelations(workspace, args));
+  },
+});

@@ -1,0 +1,149 @@
+import type { EntitySearch, GraphIndex, IndexSource, PageRequest, RegistryState, RelationSearch } from "../domain/graphIndex.js";
+import type { ReadMode } from "../domain/model.js";
+import { WorkspaceIndex } from "./workspaceIndex.js";
+
+interface Entry {
+  index?: WorkspaceIndex;
+  /** The refresh (or build) in flight, and when it started on this registry's clock. */
+  refresh?: { startedAt: number; promise: Promise<WorkspaceIndex> };
+}
+
+/**
+ * The workspace indexes of one instance (docs/search.md): built on first use by one scan, then
+ * brought current before every answer by one read of the feed's tail. Concurrent answers for one
+ * workspace share a refresh, but only one that started after they arrived, so every answer sees
+ * every write that finished before it was asked (read-your-writes). The in-process promise is a
+ * cache, not data safety: instances share nothing but storage.
+ *
+ * Memory is bounded: past `maxBytes` (estimated, WorkspaceIndex.estimatedBytes) the least recently used
+ * indexes are dropped; a dropped workspace is built again on its next use. The index in use is kept.
+ */
+export class IndexRegistry implements GraphIndex {
+  /** In least-recently-used order: a use moves its entry to the end. */
+  private readonly entries = new Map<string, Entry>();
+  private clock = 0;
+
+  constructor(
+    private readonly source: IndexSource,
+    private readonly maxBytes: number,
+  ) {}
+
+  async readGraph(workspace: string, options: { limit?: number; after?: string; mode?: ReadMode }) {
+    return (await this.current(workspace)).page(options);
+  }
+
+  async searchNodes(workspace: string, query: string, limit: number) {
+    return (await this.current(workspace)).searchNodes(query, limit);
+  }
+
+  async listTags(workspace: string) {
+    return (await this.current(workspace)).listTags();
+  }
+
+  async tagUsage(workspace: string) {
+    return (await this.current(workspace)).tagUsage();
+  }
+
+  async searchEntities(workspace: string, query: EntitySearch, page: PageRequest) {
+    return (await this.current(workspace)).searchEntities(query, page);
+  }
+
+  async searchRelations(workspace: string, query: RelationSearch, page: PageRequest) {
+    return (await this.current(workspace)).searchRelations(query, page);
+  }
+
+  async stats(workspace: string) {
+    return (await this.current(workspace)).stats();
+  }
+
+  async edgesOf(workspace: string, entityIds: readonly string[]) {
+    return (await this.current(workspace)).edgesOf(entityIds);
+  }
+
+  /** The workspaces whose indexes are held, least recently used first (for tests and the bench). */
+  held(): { workspace: string; bytes: number }[] {
+    return [...this.entries].flatMap(([workspace, entry]) => (entry.index ? [{ workspace, bytes: entry.index.estimatedBytes() }] : []));
+  }
+
+  private async current(workspace: string): Promise<WorkspaceIndex> {
+    const arrival = ++this.clock;
+    for (;;) {
+      const entry = this.entryOf(workspace);
+      const inflight = entry.refresh;
+      if (inflight && inflight.startedAt > arrival) return this.used(workspace, await inflight.promise);
+      if (inflight) {
+        await inflight.promise.catch(() => undefined);
+        continue;
+      }
+      const startedAt = ++this.clock;
+      const promise = this.refresh(workspace, entry);
+      entry.refresh = { startedAt, promise };
+      try {
+        return this.used(workspace, await promise);
+      } finally {
+        if (entry.refresh?.startedAt === startedAt) entry.refresh = undefined;
+      }
+    }
+  }
+
+  private entryOf(workspace: string): Entry {
+    let entry = this.entries.get(workspace);
+    if (!entry) {
+      entry = {};
+      this.entries.set(workspace, entry);
+    }
+    return entry;
+  }
+
+  private async refresh(workspace: string, entry: Entry): Promise<WorkspaceIndex> {
+    const index = entry.index;
+    if (index) {
+      const tail = await this.source.tail(workspace, index.position);
+      if (tail && sameWorkspace(index, tail.registry)) {
+        try {
+          index.apply(tail.events);
+          index.position = tail.position;
+          return index;
+        } catch (error) {
+          entry.index = undefined; // half-applied: never answer from it
+          throw error;
+        }
+      }
+      entry.index = undefined; // deleted, re-created, or history pruned past it: build again
+    }
+    const snapshot = await this.source.snapshot(workspace);
+    const generation = snapshot.registry.present ? await this.source.claimGeneration(workspace, snapshot.registry) : undefined;
+    entry.index = WorkspaceIndex.build(snapshot, generation);
+    return entry.index;
+  }
+
+  /** Marks the workspace most recently used and drops the least recently used indexes past the cap. */
+  private used(workspace: string, index: WorkspaceIndex): WorkspaceIndex {
+    const entry = this.entries.get(workspace);
+    if (entry) {
+      this.entries.delete(workspace);
+      this.entries.set(workspace, entry);
+    }
+    let total = 0;
+    for (const held of this.entries.values()) total += held.index?.estimatedBytes() ?? 0;
+    for (const [name, held] of this.entries) {
+      if (total <= this.maxBytes) break;
+      if (name === workspace || held.refresh) continue;
+      total -= held.index?.estimatedBytes() ?? 0;
+      this.entries.delete(name);
+    }
+    return index;
+  }
+}
+
+/**
+ * Whether the registry row says this is the workspace the index was built on (contracts: the
+ * generation). Built at generation G: the row must still carry G. Built with no generation (no row,
+ * or a row without one): the row may be absent or appear without one (first writes register it);
+ * a row with a generation was claimed by a build elsewhere, after which this index cannot tell a
+ * deletion in between, so it is built again once.
+ */
+function sameWorkspace(index: WorkspaceIndex, registry: RegistryState): boolean {
+  if (index.generation !== undefined) return registry.present && registry.generation === index.generation;
+  return registry.generation === undefined;
+}

@@ -1,0 +1,181 @@
+import { describe, expect, test } from "@jest/globals";
+import type { FeedTail, IndexSource, RegistryState, WorkspaceSnapshot } from "../../src/domain/graphIndex.js";
+import type { ChangeEvent, FeedPosition } from "../../src/domain/history.js";
+import type { EntityNode } from "../../src/domain/model.js";
+import { IndexRegistry } from "../../src/search/registry.js";
+import { WorkspaceIndex } from "../../src/search/workspaceIndex.js";
+
+/** The index's pure rules, without storage: event application, query pruning, and the registry's rebuild and eviction rules. */
+
+const AT = "2026-12-01T10:00:00.000Z";
+const id = (i: number) => `00000000-0000-5000-8000-${String(i).padStart(12, "0")}`;
+
+function node(i: number, name: string, observations: string[]): EntityNode {
+  return {
+    entity: {
+      id: id(i),
+      name,
+      entityType: "t",
+      observations,
+      tags: [],
+      observationTags: new Map(),
+      metadata: {},
+      createdAt: AT,
+      updatedAt: AT,
+      order: `${AT}#${String(i).padStart(6, "0")}`,
+    },
+    relations: [],
+  };
+}
+
+function snapshot(nodes: EntityNode[], registry: RegistryState = { present: false }, events: ChangeEvent[] = []): WorkspaceSnapshot {
+  return { nodes, tags: [], versions: new Map(), events, registry, position: { readAt: 0, seen: [] } };
+}
+
+const event = (changes: ChangeEvent["changes"], n = 1): ChangeEvent => ({
+  id: `~ev~${String(n).padStart(13, "0")}~000000000000`,
+  at: AT,
+  principal: "key:p",
+  tool: "t",
+  call: "c",
+  changes,
+});
+
+describe("WorkspaceIndex", () => {
+  test("reads how many entities hold a term from MiniSearch (a MiniSearch upgrade that hides it fails here)", () => {
+    const index = WorkspaceIndex.build(
+      snapshot([node(1, "A", ["shared one"]), node(2, "B", ["shared two"]), node(3, "C", ["shared unique"])]),
+      undefined,
+    );
+    expect(index.documentFrequency("shared")).toBe(3);
+    expect(index.documentFrequency("unique")).toBe(1);
+    expect(index.documentFrequency("absent")).toBe(0);
+  });
+
+  test("applying events it already applied changes nothing", () => {
+    const index = WorkspaceIndex.build(snapshot([node(1, "A", ["a1"]), node(2, "B", [])]), undefined);
+    const events = [
+      event([{ kind: "observation.created", entityId: id(2), entityName: "B", observationId: "x", content: "b1" }], 1),
+      event([{ kind: "observation.deleted", entityId: id(1), entityName: "A", observationId: "y", content: "a1" }], 2),
+      event(
+        [
+          {
+            kind: "relation.created",
+            relationId: id(9),
+            after: { fromEntityId: id(1), fromName: "A", toEntityId: id(2), toName: "B", relationType: "r", metadata: {} },
+          },
+        ],
+        3,
+      ),
+    ];
+    index.apply(events);
+    const once = index.page({});
+    index.apply(events);
+    expect(index.page({})).toEqual(once);
+    expect(once.entities.map((e) => [e.name, e.observations])).toEqual([
+      ["A", []],
+      ["B", ["b1"]],
+    ]);
+    expect(once.relations.map((r) => r.relationType)).toEqual(["r"]);
+  });
+
+  test("in a large workspace, a term most entities hold is dropped from a query that has others; in a small one it is kept", () => {
+    const many = Array.from({ length: 1000 }, (_, i) => node(i, `E${i}`, [`common words ${i === 7 ? "needle" : ""}`]));
+    const large = WorkspaceIndex.build(snapshot(many), undefined);
+    expect(large.searchEntities({ query: "common needle" }, { limit: 5 }).hits.map((hit) => hit.entity.name)).toEqual(["E7"]);
+    const small = WorkspaceIndex.build(snapshot(many.slice(0, 10)), undefined);
+    expect(small.searchEntities({ query: "common needle" }, { limit: 50 }).hits).toHaveLength(10);
+  });
+});
+
+/** An IndexSource over a scripted workspace, counting its calls. */
+class ScriptedSource implements IndexSource {
+  nodes: EntityNode[] = [node(1, "A", ["alpha"])];
+  registry: RegistryState = { present: true, generation: "g1", etag: "e" };
+  pruned = false;
+  snapshots = 0;
+  tails = 0;
+  private release: (() => void) | undefined;
+  private gate: Promise<void> | undefined;
+
+  /** Holds every tail read until opened. */
+  hold(): () => void {
+    this.gate = new Promise((resolve) => (this.release = resolve));
+    return () => {
+      this.gate = undefined;
+      this.release?.();
+    };
+  }
+
+  snapshot(): Promise<WorkspaceSnapshot> {
+    this.snapshots += 1;
+    return Promise.resolve(snapshot(this.nodes, this.registry));
+  }
+
+  async tail(_workspace: string, position: FeedPosition): Promise<FeedTail | undefined> {
+    this.tails += 1;
+    await this.gate;
+    return this.pruned ? undefined : { events: [], registry: this.registry, position };
+  }
+
+  claimGeneration(_workspace: string, registry: RegistryState): Promise<string | undefined> {
+    return Promise.resolve(registry.generation ?? "claimed");
+  }
+}
+
+describe("IndexRegistry", () => {
+  test("builds once, then reads the tail; rebuilds when the generation changes, the row vanishes, or history was pruned past it", async () => {
+    const source = new ScriptedSource();
+    const registry = new IndexRegistry(source, 1 << 30);
+    await registry.stats("w");
+    await registry.stats("w");
+    expect([source.snapshots, source.tails]).toEqual([1, 1]);
+    source.registry = { present: true, generation: "g2" }; // deleted and re-created elsewhere
+    await registry.stats("w");
+    expect(source.snapshots).toBe(2);
+    source.registry = { present: false };
+    await registry.stats("w");
+    expect(source.snapshots).toBe(3);
+    source.pruned = true;
+    await registry.stats("w");
+    expect(source.snapshots).toBe(4);
+  });
+
+  test("an index built with no registry row stays valid while the row is absent or has no generation", async () => {
+    const source = new ScriptedSource();
+    source.registry = { present: false };
+    const registry = new IndexRegistry(source, 1 << 30);
+    await registry.stats("w");
+    source.registry = { present: true, etag: "e" }; // first writes registered the workspace
+    await registry.stats("w");
+    expect(source.snapshots).toBe(1);
+    source.registry = { present: true, generation: "g" }; // another instance's build claimed it: build again once
+    await registry.stats("w");
+    expect(source.snapshots).toBe(2);
+  });
+
+  test("concurrent answers share a refresh only if it started after they arrived", async () => {
+    const source = new ScriptedSource();
+    const registry = new IndexRegistry(source, 1 << 30);
+    await registry.stats("w"); // built
+    const open = source.hold();
+    const first = registry.stats("w"); // its tail read is in flight
+    await Promise.resolve();
+    const second = registry.stats("w"); // arrived after that read began: must not take its answer
+    const third = registry.stats("w"); // shares the second's
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    open();
+    await Promise.all([first, second, third]);
+    expect(source.tails).toBe(2); // the first its own; the second and third one between them
+  });
+
+  test("past the cap, the least recently used index is dropped; the one in use is kept", async () => {
+    const source = new ScriptedSource();
+    const registry = new IndexRegistry(source, 0);
+    await registry.stats("a");
+    await registry.stats("b");
+    expect(registry.held().map((held) => held.workspace)).toEqual(["b"]);
+    await registry.stats("a");
+    expect(source.snapshots).toBe(3);
+  });
+});
