@@ -51,6 +51,7 @@ async function main(): Promise<void> {
     coldImport: [],
     targets: [],
     skipped: [],
+    notes: [],
     verified: {},
     phases: [],
     lostWriteProbe: [],

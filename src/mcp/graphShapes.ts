@@ -31,7 +31,7 @@ const officialGraph = { entities: z.array(officialEntity), relations: z.array(of
  * a client that knows only the official shape reads them unchanged; their tags are a parallel map.
  * Each field is present only when there is a tag to show.
  */
-const tagFields = {
+export const tagFields = {
   tags: z.array(z.string()).optional().describe("Tags on the entity itself, by name (present when it has any)."),
   observationTags: z
     .record(z.string(), z.array(z.string()))
@@ -47,7 +47,7 @@ export const taggedGraph = { entities: z.array(taggedEntity), relations: z.array
 export const tagDefinition = z.object({ name: z.string(), category: z.string(), description: z.string() });
 
 /** An entity's tag fields, each left out when empty. */
-function tagFieldsOf(entity: Entity): { tags?: string[]; observationTags?: Record<string, string[]> } {
+export function tagFieldsOf(entity: Entity): { tags?: string[]; observationTags?: Record<string, string[]> } {
   return {
     ...(entity.tags.length > 0 ? { tags: entity.tags } : {}),
     // fromEntries defines own properties, so any observation text (even "__proto__") is a plain key.

@@ -4,7 +4,7 @@ import type { EntityHit } from "../domain/graphIndex.js";
 import type { MemoryService } from "../domain/memory.js";
 import type { Relation } from "../domain/model.js";
 import type { SearchService } from "../domain/searchService.js";
-import { authorshipFields, authorshipOf } from "./graphShapes.js";
+import { authorshipFields, authorshipOf, tagFields, tagFieldsOf, versionOrLegacy } from "./graphShapes.js";
 import { metadataOutput } from "./schemas.js";
 
 /** The shapes the search tools return (docs/search.md), each projected from the domain in one place. */
@@ -14,8 +14,11 @@ const hitEntity = z.object({
   name: z.string(),
   entityType: z.string(),
   observations: z.array(z.string()).describe("Every observation, in the order added."),
-  tags: z.array(z.string()).optional().describe("Tags on the entity itself (with the tags group, when it has any)."),
-  version: z.string().optional().describe("Changes whenever the entity's own fields change (absent on older data)."),
+  ...tagFields,
+  version: z
+    .string()
+    .optional()
+    .describe("Changes whenever the entity's own fields change; pass it as expectedVersion (docs/curate.md#versions)."),
   createdAt: z.string().optional(),
   updatedAt: z.string().optional(),
   ...authorshipFields,
@@ -43,8 +46,8 @@ export function toEntityHits(workspace: string, page: { hits: EntityHit[]; nextC
         name: entity.name,
         entityType: entity.entityType,
         observations: entity.observations,
-        ...(withTags && entity.tags.length > 0 ? { tags: entity.tags } : {}),
-        ...(version !== undefined ? { version } : {}),
+        ...(withTags ? tagFieldsOf(entity) : {}),
+        version: versionOrLegacy({ version: version ?? entity.version }),
         ...(entity.createdAt ? { createdAt: entity.createdAt } : {}),
         ...(entity.updatedAt ? { updatedAt: entity.updatedAt } : {}),
         ...authorshipOf(entity),

@@ -342,7 +342,7 @@ export class WorkspaceIndex {
     return [...ids].map((id) => this.relations.get(id)!).sort(byCreation);
   }
 
-  private putEntity(entity: Entity, version: string | undefined): void {
+  private putEntity(entity: Entity, version = entity.version): void {
     const observations = new Map<string, Set<string>>(
       entity.observations.map((content) => [content, new Set(entity.observationTags.get(content))]),
     );
@@ -538,6 +538,7 @@ function entityOf(item: Item, full = true): Entity {
     ...(item.createdBy !== undefined ? { createdBy: item.createdBy } : {}),
     ...(item.updatedBy !== undefined ? { updatedBy: item.updatedBy } : {}),
     order: item.order,
+    ...(full && item.version !== undefined ? { version: item.version } : {}),
   };
 }
 
