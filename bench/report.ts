@@ -1,5 +1,30 @@
+import { cpus, loadavg, platform, release, totalmem } from "node:os";
 import type { BrowserFirstRender } from "./browser.js";
 import type { PhaseResult, ProbeResult } from "./phases.js";
+
+/** A report with this machine, the load average now and the run's options, and nothing measured yet. */
+export function newReport(options: BenchReport["options"]): BenchReport {
+  return {
+    date: new Date().toISOString(),
+    machine: {
+      cpus: cpus().length,
+      cpuModel: cpus()[0]?.model.trim() ?? "unknown",
+      memoryGiB: Math.round(totalmem() / 2 ** 30),
+      node: process.version,
+      platform: `${platform()} ${release()}`,
+    },
+    loadAverage: { start: loadavg()[0] ?? Number.NaN, end: Number.NaN },
+    options,
+    coldImport: [],
+    targets: [],
+    skipped: [],
+    verified: {},
+    notes: [],
+    phases: [],
+    lostWriteProbe: [],
+    seconds: Number.NaN,
+  };
+}
 
 export interface BenchReport {
   date: string;

@@ -1,7 +1,7 @@
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { mkdirSync, writeFileSync } from "node:fs";
-import { cpus, loadavg, platform, release, totalmem } from "node:os";
+import { loadavg } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { browserUnavailable, measureFirstRender } from "./browser.js";
@@ -9,7 +9,7 @@ import { parseBenchArgs, type BenchOptions } from "./lib/args.js";
 import { startChild, type ChildHandle } from "./lib/processes.js";
 import { median } from "./lib/stats.js";
 import { CORE_PHASES, lostWriteProbe, runPhase } from "./phases.js";
-import { markdown, type BenchReport } from "./report.js";
+import { markdown, newReport, type BenchReport } from "./report.js";
 import { startFloor } from "./targets/floor.js";
 import { startOurs } from "./targets/ours.js";
 import { serverMemoryEntry, startServerMemory } from "./targets/serverMemory.js";
@@ -62,33 +62,14 @@ async function main(): Promise<void> {
   if (options === "help") return;
   const n = options.entities;
   const runStarted = performance.now();
-  const report: BenchReport = {
-    date: new Date().toISOString(),
-    machine: {
-      cpus: cpus().length,
-      cpuModel: cpus()[0]?.model.trim() ?? "unknown",
-      memoryGiB: Math.round(totalmem() / 2 ** 30),
-      node: process.version,
-      platform: `${platform()} ${release()}`,
-    },
-    loadAverage: { start: loadavg()[0] ?? Number.NaN, end: Number.NaN },
-    options: {
-      entities: n,
-      calls: options.calls,
-      searchCalls: options.searchCalls,
-      concurrency: options.concurrency,
-      azureMs: options.azureMs,
-      storeLatencyMs: options.storeLatencyMs,
-    },
-    coldImport: [],
-    targets: [],
-    skipped: [],
-    verified: {},
-    notes: [],
-    phases: [],
-    lostWriteProbe: [],
-    seconds: Number.NaN,
-  };
+  const report = newReport({
+    entities: n,
+    calls: options.calls,
+    searchCalls: options.searchCalls,
+    concurrency: options.concurrency,
+    azureMs: options.azureMs,
+    storeLatencyMs: options.storeLatencyMs,
+  });
   const log = (line: string) => process.stderr.write(`${line}\n`);
 
   if (options.coldRuns > 0) log("Cold import of the Functions entry …");

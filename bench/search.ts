@@ -7,13 +7,13 @@
  * interleaved on every target that has them, and the report checks the issue's search targets.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
-import { cpus, loadavg, platform, release, totalmem } from "node:os";
+import { loadavg } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseBenchArgs } from "./lib/args.js";
 import { startChild, type ChildHandle } from "./lib/processes.js";
 import { CORE_PHASES, entityName, entitySpec, runPhase } from "./phases.js";
-import { markdown, type BenchReport } from "./report.js";
+import { markdown, newReport } from "./report.js";
 import { startFloor } from "./targets/floor.js";
 import { startOurs } from "./targets/ours.js";
 import { serverMemoryEntry, startServerMemory } from "./targets/serverMemory.js";
@@ -30,33 +30,14 @@ async function main(): Promise<void> {
   const n = options.entities;
   const started = performance.now();
   const log = (line: string) => process.stderr.write(`${line}\n`);
-  const report: BenchReport = {
-    date: new Date().toISOString(),
-    machine: {
-      cpus: cpus().length,
-      cpuModel: cpus()[0]?.model.trim() ?? "unknown",
-      memoryGiB: Math.round(totalmem() / 2 ** 30),
-      node: process.version,
-      platform: `${platform()} ${release()}`,
-    },
-    loadAverage: { start: loadavg()[0] ?? Number.NaN, end: Number.NaN },
-    options: {
-      entities: n,
-      calls: options.searchCalls,
-      searchCalls: options.searchCalls,
-      concurrency: 1,
-      azureMs: options.azureMs,
-      storeLatencyMs: 0,
-    },
-    coldImport: [],
-    targets: [],
-    skipped: [],
-    notes: [],
-    verified: {},
-    phases: [],
-    lostWriteProbe: [],
-    seconds: Number.NaN,
-  };
+  const report = newReport({
+    entities: n,
+    calls: options.searchCalls,
+    searchCalls: options.searchCalls,
+    concurrency: 1,
+    azureMs: options.azureMs,
+    storeLatencyMs: 0,
+  });
   const entry = serverMemoryEntry();
   // Bulk writes queue many transactions: give each storage attempt the CLI's timeout, as the import command does.
   process.env.MEMORY_STORAGE_TIMEOUT_MS ??= String(CLI_STORAGE_TIMEOUT_MS);
