@@ -119,13 +119,27 @@ const graphEntity = z.object({
   ...tagFields,
 });
 
-const graphRelation = z.object({
+/** A relation by its ends, as every tool that lists relations shows it (more fields may follow). */
+export const relationEnds = {
   id: z.string(),
   from: z.string(),
   to: z.string(),
   fromEntityId: z.string(),
   toEntityId: z.string(),
   relationType: z.string(),
+};
+
+export const relationEndsOf = (r: Pick<Relation, "id" | "fromName" | "toName" | "fromEntityId" | "toEntityId" | "relationType">) => ({
+  id: r.id,
+  from: r.fromName,
+  to: r.toName,
+  fromEntityId: r.fromEntityId,
+  toEntityId: r.toEntityId,
+  relationType: r.relationType,
+});
+
+const graphRelation = z.object({
+  ...relationEnds,
   metadata: metadataOutput.optional().describe("Absent in mode 'names'."),
   ...authorshipFields,
   version: versionOutput.optional().describe("The version of its own fields (pass as expectedVersion). Absent in mode 'names'."),
@@ -156,12 +170,7 @@ export function toGraphOutput(
       ...(withTags ? tagFieldsOf(e) : {}),
     })),
     relations: page.relations.map((r) => ({
-      id: r.id,
-      from: r.fromName,
-      to: r.toName,
-      fromEntityId: r.fromEntityId,
-      toEntityId: r.toEntityId,
-      relationType: r.relationType,
+      ...relationEndsOf(r),
       ...(full ? { metadata: r.metadata, ...authorshipOf(r), version: versionOrLegacy(r) } : {}),
     })),
     ...(page.cursor !== undefined ? { cursor: page.cursor } : {}),

@@ -1,18 +1,11 @@
 import { z } from "zod";
 import { LIMITS } from "../../domain/limits.js";
 import { defineTool } from "../tool.js";
+import { relationEnds, relationEndsOf } from "../graphShapes.js";
 import { entityName, relationType } from "../schemas.js";
 
 const entityStep = z.object({ kind: z.literal("entity"), id: z.string(), name: z.string() });
-const relationStep = z.object({
-  kind: z.literal("relation"),
-  id: z.string(),
-  from: z.string(),
-  to: z.string(),
-  fromEntityId: z.string(),
-  toEntityId: z.string(),
-  relationType: z.string(),
-});
+const relationStep = z.object({ kind: z.literal("relation"), ...relationEnds });
 
 export const findPath = defineTool({
   name: "find_path",
@@ -65,19 +58,7 @@ export const findPath = defineTool({
       workspaceName: workspace,
       found: true,
       hops: result.hops,
-      path: result.path.map((step) =>
-        step.kind === "entity"
-          ? step
-          : {
-              kind: "relation" as const,
-              id: step.relation.id,
-              from: step.relation.fromName,
-              to: step.relation.toName,
-              fromEntityId: step.relation.fromEntityId,
-              toEntityId: step.relation.toEntityId,
-              relationType: step.relation.relationType,
-            },
-      ),
+      path: result.path.map((step) => (step.kind === "entity" ? step : { kind: "relation" as const, ...relationEndsOf(step.relation) })),
       visitedEntities: result.visitedEntities,
     };
   },

@@ -3,19 +3,12 @@ import { LIMITS } from "../../domain/limits.js";
 import { checkMaxChars } from "../../domain/budget.js";
 import { defineTool } from "../tool.js";
 import { maxCharsInput, truncationOutput, withinBudget } from "../budgets.js";
-import { taggedEntity, toOfficialGraph } from "../graphShapes.js";
+import { relationEnds, relationEndsOf, taggedEntity, toOfficialGraph } from "../graphShapes.js";
 import { entityId, entityName, entityType, relationType, resultLimit } from "../schemas.js";
 
 const direction = z.enum(["out", "in", "both"]);
 
-const neighborRelation = z.object({
-  id: z.string(),
-  from: z.string(),
-  to: z.string(),
-  fromEntityId: z.string(),
-  toEntityId: z.string(),
-  relationType: z.string(),
-});
+const neighborRelation = z.object(relationEnds);
 
 export const getNeighbors = defineTool({
   name: "get_neighbors",
@@ -70,16 +63,7 @@ export const getNeighbors = defineTool({
         return {
           workspaceName: workspace,
           entities: page.map(({ entity, distance }, i) => ({ ...shown[i]!, id: entity.id, distance })),
-          relations: hood.relations
-            .filter((r) => listedAt(r) >= offset && listedAt(r) < end)
-            .map((r) => ({
-              id: r.id,
-              from: r.fromName,
-              to: r.toName,
-              fromEntityId: r.fromEntityId,
-              toEntityId: r.toEntityId,
-              relationType: r.relationType,
-            })),
+          relations: hood.relations.filter((r) => listedAt(r) >= offset && listedAt(r) < end).map(relationEndsOf),
           ...(hood.limited ? { limited: true as const } : {}),
           ...(end < hood.entities.length ? { truncated: true as const, cursor: await memory.cursors.encode(scope, String(end)) } : {}),
         };
