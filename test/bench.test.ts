@@ -112,10 +112,10 @@ describe("npm run bench", () => {
       merge_entities: merge,
       ...ours
     } = requestsPerCall(report, "ours");
-    // Navigation on the ring: the entity and its four neighbours at depth 2, one range read each (docs/navigate.md#get_neighbors);
-    // find_path reads both ends, then the first side's two neighbours, where the sides meet (docs/navigate.md#find_path).
-    expect(neighbors).toBe(5);
-    expect(path).toBe(4);
+    // Navigation on the ring runs on the workspace index search_nodes built: one feed-tail read per call, whatever the walk
+    // (docs/navigate.md#get_neighbors, #find_path).
+    expect(neighbors).toBe(1);
+    expect(path).toBe(1);
     // curate, in its own workspace: a batch naming 5 entities reads their 5 ranges in parallel, then commits one transaction;
     // detection scans the workspace (under 1,000 rows: one page); a merge reads the target, then the source, moves in one
     // transaction and deletes the source in one more.

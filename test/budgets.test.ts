@@ -75,10 +75,38 @@ async function follow(
 }
 
 const sorted = (items: string[]) => [...items].sort();
+
+interface SearchPage {
+  hits?: { entity: { name: string } }[];
+  relations?: { from: string; to: string; relationType: string }[];
+  truncated?: true;
+  nextCursor?: string;
+}
+
+/** The search tools' pages, followed by nextCursor to the end; checks each page against the budget (when given). */
+async function followSearch(maxChars: number | undefined, call: (cursor?: string) => Promise<CallToolResult>): Promise<string[]> {
+  const items: string[] = [];
+  let cursor: string | undefined;
+  for (let pages = 1; ; pages++) {
+    const result = await call(cursor);
+    const page = ok<SearchPage>(result);
+    if (maxChars !== undefined) expect(textOf(result).length).toBeLessThanOrEqual(maxChars);
+    const got = [...(page.hits ?? []).map((hit) => hit.entity.name), ...(page.relations ?? []).map(relationKey)];
+    items.push(...got);
+    if (page.truncated) expect(page.nextCursor).toBeDefined();
+    if (page.nextCursor === undefined) return items;
+    expect(got.length).toBeGreaterThan(0);
+    cursor = page.nextCursor;
+    if (pages > 200) throw new Error("no progress");
+  }
+}
 const budgets = fc.integer({ min: 1500, max: 12_000 });
 // The hub entity's page holds its 40 outgoing relations (read_graph lists a relation with its source; search_nodes with its
 // best-ranked end, each with its version): budgets below its size are refused, as the "too small" test shows.
 const largeBudgets = fc.integer({ min: 13_000, max: 40_000 });
+// A search_entities hit carries its observations twice (observations and matchedObservations): up to about 2,200 characters.
+// These stay below a page of 30 hits or 30 relations, so every run cuts its first page.
+const hitBudgets = fc.integer({ min: 4000, max: 7000 });
 
 describe("maxChars: never exceeded, and the continuation returns the rest exactly once", () => {
   test("read_graph", async () => {
@@ -146,6 +174,32 @@ describe("maxChars: never exceeded, and the continuation returns the rest exactl
     );
   }, 120_000);
 
+  test.each([
+    ["search_entities", { query: "fact", limit: 30 }],
+    ["search_relations", { relationType: "hub", limit: 30 }],
+  ] as const)(
+    "%s (the budget cuts at whole hits; nextCursor continues after the last one shown)",
+    async (tool, filters) => {
+      const args = { workspaceName: ws, ...filters };
+      const whole = await followSearch(undefined, (cursor) => mcp.call(tool, { ...args, ...(cursor ? { cursor } : {}) }));
+      expect(whole.length).toBeGreaterThan(30);
+      await fc.assert(
+        fc.asyncProperty(hitBudgets, async (maxChars) => {
+          const pages: boolean[] = [];
+          const got = await followSearch(maxChars, async (cursor) => {
+            const result = await mcp.call(tool, { ...args, maxChars, ...(cursor ? { cursor } : {}) });
+            pages.push(ok<SearchPage>(result).truncated === true);
+            return result;
+          });
+          expect(got).toEqual(whole);
+          expect(pages[0]).toBe(true);
+        }),
+        { numRuns: 6 },
+      );
+    },
+    120_000,
+  );
+
   test("open_nodes (official shape; the names not returned are in a second text block)", async () => {
     const asked = names.slice(5, 30);
     const whole = ok<Graph>(await mcp.call("open_nodes", { workspaceName: ws, names: asked }));
@@ -177,6 +231,19 @@ describe("bad budgets get a clear error", () => {
     const zero = failed(await mcp.call(tool, { workspaceName: ws, ...args, maxChars: 0 }));
     expect(zero).toMatchObject({ error: "ValidationError", message: expect.stringContaining("maxChars must be a whole number from 1") });
     const tiny = failed(await mcp.call(tool, { workspaceName: ws, ...args, maxChars: 60 }));
+    expect(tiny).toMatchObject({
+      error: "ValidationError",
+      message: expect.stringMatching(/maxChars 60 is too small: .* Raise maxChars to at least \d+/),
+    });
+  });
+
+  test.each([
+    ["search_entities", { query: "fact" }],
+    ["search_relations", { relationType: "hub" }],
+  ] as const)("%s: maxChars 0, or too small for one hit", async (tool, filters) => {
+    const zero = failed(await mcp.call(tool, { workspaceName: ws, ...filters, maxChars: 0 }));
+    expect(zero).toMatchObject({ error: "ValidationError", message: expect.stringContaining("maxChars must be a whole number from 1") });
+    const tiny = failed(await mcp.call(tool, { workspaceName: ws, ...filters, maxChars: 60 }));
     expect(tiny).toMatchObject({
       error: "ValidationError",
       message: expect.stringMatching(/maxChars 60 is too small: .* Raise maxChars to at least \d+/),

@@ -4,11 +4,15 @@ import { LIMITS } from "../src/domain/limits.js";
 import type { Direction, EntityNode } from "../src/domain/model.js";
 import { neighbors, shortestPath, type TraversalPort } from "../src/domain/navigation.js";
 import { TableTraversal } from "../src/storage/traversal.js";
+import { MemoryService } from "../src/domain/memory.js";
+import { TableGraphStore } from "../src/storage/tableGraphStore.js";
 import { failed, ok, uniqueWorkspace, withServerAndClient, type McpTestClient, type TestServer } from "./support/harness.js";
 
 /**
  * get_neighbors and find_path on a generated graph of 500 entities, checked against a plain BFS
- * written here over read_graph's relations, and their storage request counts.
+ * written here over read_graph's relations, and their storage request counts: answered from the
+ * workspace index (built by beforeAll's read_graph), each call is one request, the index's feed-tail
+ * read; the storage port's rounds and reads are asserted below on the real Table adapter.
  */
 let server: TestServer;
 let mcp: McpTestClient;
@@ -118,7 +122,7 @@ describe("traversal agrees with a plain BFS on 500 entities", () => {
   }
   const filters: (string[] | undefined)[] = [undefined, ["knows"], ["uses", "cites"]];
 
-  test("get_neighbors: the same entities at the same distances, the relations between them once each, and requests = entities read", async () => {
+  test("get_neighbors: the same entities at the same distances, the relations between them once each, and one request per call", async () => {
     expect(pairs).toHaveLength(30);
     let checked = 0;
     for (const [i, [start]] of pairs.entries()) {
@@ -147,8 +151,8 @@ describe("traversal agrees with a plain BFS on 500 entities", () => {
         );
         expect(got.relations.map(key).sort()).toEqual(between.map(key).sort());
         expect(new Set(got.relations.map(key)).size).toBe(got.relations.length);
-        // One range read per entity returned (the start's read is its lookup): 1 + the entities of levels 1..depth.
-        expect(requests).toBe(got.entities.length);
+        // The whole walk runs on the workspace index, brought current once: its feed-tail read, whatever the depth.
+        expect(requests).toBe(1);
         checked += 1;
       }
     }
@@ -178,8 +182,8 @@ describe("traversal agrees with a plain BFS on 500 entities", () => {
         const got = ok<Path>(
           await mcp.call("find_path", { workspaceName: ws, from, to, direction, maxDepth, ...(relationTypes ? { relationTypes } : {}) }),
         );
-        // Each entity whose edges were read is one request; nothing else is read.
-        expect(server.requests() - before).toBe(got.visitedEntities);
+        // The whole search runs on the workspace index, brought current once; the visited bound still holds.
+        expect(server.requests() - before).toBe(1);
         expect(got.visitedEntities).toBeLessThanOrEqual(LIMITS.pathVisitedEntities);
         const distance = bfs(from, direction, maxDepth, relationTypes).get(to);
         if (distance === undefined) {
@@ -243,6 +247,21 @@ describe("rounds and bounds", () => {
     }
   });
 
+  test("a MemoryService without the index walks storage: get_neighbors = 1 + entities read, find_path = visitedEntities", async () => {
+    const storage = server.app.storage;
+    const memory = new MemoryService(new TableGraphStore(storage), server.app.cursorKey);
+    for (const depth of [1, 2, 3]) {
+      const before = server.requests();
+      const hood = await memory.getNeighbors(ws, { name: "e7" }, { depth, direction: "both", limit: 1000 });
+      expect(server.requests() - before).toBe(hood.entities.length);
+    }
+    const before = server.requests();
+    const path = await memory.findPath(ws, { name: "e10" }, { name: "e20" }, { maxDepth: 6 });
+    expect(path.visitedEntities).toBeGreaterThan(2);
+    expect(path.visitedEntities).toBeLessThanOrEqual(LIMITS.pathVisitedEntities);
+    expect(server.requests() - before).toBe(path.visitedEntities);
+  });
+
   test("find_path reads the edges of at most maxVisited entities, then answers visit-limit", async () => {
     const { port, rounds } = countingPort();
     const result = await shortestPath(
@@ -273,12 +292,19 @@ describe("rounds and bounds", () => {
     }
   });
 
-  test("get_neighbors' limit stops the walk and says limited; only as many entities are read as returned", async () => {
+  test("get_neighbors' limit stops the walk and says limited; on storage only as many entities are read as returned", async () => {
     const before = server.requests();
     const got = ok<Neighbors>(await mcp.call("get_neighbors", { workspaceName: ws, entityName: "e1", depth: 3, limit: 5 }));
     expect(got.entities).toHaveLength(5);
     expect(got.limited).toBe(true);
-    expect(server.requests() - before).toBe(5);
+    expect(server.requests() - before).toBe(1);
+    const { port, rounds } = countingPort();
+    const storageBefore = server.requests();
+    const hood = await neighbors(port, ws, { id: entityId(ws, "e1"), label: "e1" }, { depth: 3, direction: "both", limit: 5 });
+    expect(hood.entities.map(({ entity }) => entity.name)).toEqual(got.entities.map((e) => e.name));
+    expect(hood.limited).toBe(true);
+    expect(rounds.reduce((a, b) => a + b, 0)).toBe(5);
+    expect(server.requests() - storageBefore).toBe(5);
   });
 });
 
@@ -299,7 +325,7 @@ describe("bad input gets a clear error and reads nothing", () => {
     expect(server.requests() - before).toBe(0);
   });
 
-  test("an unknown entity is NotFoundError naming it, after one read", async () => {
+  test("an unknown entity is NotFoundError naming it, after one read (the index's feed tail)", async () => {
     let before = server.requests();
     const error = failed(await mcp.call("get_neighbors", { workspaceName: ws, entityName: "nobody", depth: 2 }));
     expect(error).toMatchObject({ error: "NotFoundError", message: expect.stringContaining("'nobody' not found") });
@@ -307,6 +333,6 @@ describe("bad input gets a clear error and reads nothing", () => {
     before = server.requests();
     const path = failed(await mcp.call("find_path", { workspaceName: ws, from: "e1", to: "nobody" }));
     expect(path).toMatchObject({ error: "NotFoundError", message: expect.stringContaining("'nobody' not found") });
-    expect(server.requests() - before).toBe(2);
+    expect(server.requests() - before).toBe(1);
   });
 });

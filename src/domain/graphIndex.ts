@@ -1,5 +1,6 @@
 import type { ChangeEvent, FeedPosition } from "./history.js";
 import type { Entity, EntityNode, ReadMode, Relation, TagDefinition, TagUsage } from "./model.js";
+import type { TraversalPort } from "./navigation.js";
 import type { StoredPage } from "./store.js";
 
 /**
@@ -20,6 +21,11 @@ export interface GraphIndex extends EdgeSource {
   /** Relations matching every filter given, oldest first: one page, after relation `page.after`. */
   searchRelations(workspace: string, query: RelationSearch, page: PageRequest): Promise<{ relations: Relation[]; more: boolean }>;
   stats(workspace: string): Promise<GraphStats>;
+  /**
+   * A traversal port answering from the index, brought current once (one storage request): a whole
+   * get_neighbors or find_path runs on it with no further request, however many levels it walks.
+   */
+  traversal(workspace: string): Promise<TraversalPort>;
 }
 
 /**

@@ -12,6 +12,7 @@ import { HistoryService } from "./historyService.js";
 import { checkExpectedVersion } from "./curation.js";
 import { CurationService } from "./curationService.js";
 import {
+  checkDistinctEnds,
   checkNeighborRequest,
   checkPathRequest,
   neighbors,
@@ -20,6 +21,7 @@ import {
   type NeighborRequest,
   type PathRequest,
   type PathResult,
+  type TraversalPort,
 } from "./navigation.js";
 import { WorkspaceService } from "./workspaces.js";
 import type { GraphIndex } from "./graphIndex.js";
@@ -104,19 +106,28 @@ export class MemoryService {
   }
 
   /** The neighbourhood of one entity (docs/navigate.md#get_neighbors); see navigation.ts for its cost. */
-  getNeighbors(workspace: string, ref: EntityRef, options: NeighborRequest): Promise<Neighborhood> {
+  async getNeighbors(workspace: string, ref: EntityRef, options: NeighborRequest): Promise<Neighborhood> {
     const id = this.idOf(workspace, ref, { id: "entityId", name: "entityName" });
     const request = checkNeighborRequest(options);
-    return neighbors(this.store.traversal, workspace, { id, label: ref.name ?? id }, request);
+    return neighbors(await this.traversal(workspace), workspace, { id, label: ref.name ?? id }, request);
+  }
+
+  /**
+   * The port a traversal runs on: the workspace index, current as of this call (one request for the
+   * whole walk), or without an index one storage range read per entity (docs/navigate.md).
+   */
+  private traversal(workspace: string): Promise<TraversalPort> {
+    return this.index ? this.index.traversal(workspace) : Promise.resolve(this.store.traversal);
   }
 
   /** The shortest path between two entities (docs/navigate.md#find_path). */
-  findPath(workspace: string, from: EntityRef, to: EntityRef, options: PathRequest): Promise<PathResult> {
+  async findPath(workspace: string, from: EntityRef, to: EntityRef, options: PathRequest): Promise<PathResult> {
     const fromId = this.idOf(workspace, from, { id: "fromEntityId", name: "from", role: "the start entity" });
     const toId = this.idOf(workspace, to, { id: "toEntityId", name: "to", role: "the end entity" });
     const request = checkPathRequest(options);
+    checkDistinctEnds(fromId, toId);
     return shortestPath(
-      this.store.traversal,
+      await this.traversal(workspace),
       workspace,
       { id: fromId, label: from.name ?? fromId },
       { id: toId, label: to.name ?? toId },

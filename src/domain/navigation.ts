@@ -158,6 +158,11 @@ interface Side {
 
 const reverse = (direction: Direction): Direction => (direction === "out" ? "in" : direction === "in" ? "out" : "both");
 
+/** A path needs two different entities (checked before anything is read). */
+export function checkDistinctEnds(fromId: string, toId: string): void {
+  if (fromId === toId) throw new ValidationError("from and to name the same entity: a path needs two different entities.");
+}
+
 /**
  * The shortest path from `fromId` to `toId` (at most maxDepth relations, followed along `direction`),
  * by bidirectional breadth-first search: each round reads the edges of one side's whole frontier in
@@ -173,7 +178,7 @@ export async function shortestPath(
   options: PathOptions,
 ): Promise<PathResult> {
   const [fromId, toId] = [from.id, to.id];
-  if (fromId === toId) throw new ValidationError("from and to name the same entity: a path needs two different entities.");
+  checkDistinctEnds(fromId, toId);
   const maxVisited = options.maxVisited ?? LIMITS.pathVisitedEntities;
   const follows = typeFilter(options.relationTypes);
   const side = (root: string, reads: Direction): Side => ({

@@ -39,6 +39,12 @@ export interface SearchRelationsInput {
 }
 
 /**
+ * One page of a search tool: `nextCursor` when more follow, and `cursorAfter(id)`, the cursor that
+ * continues after any item of the page (a maxChars answer that stops early continues after its last item shown).
+ */
+type SearchPage<P> = P & { nextCursor?: string; cursorAfter: (id: string) => Promise<string> };
+
+/**
  * Ranked search and stats over the workspace index (docs/search.md). Checks every input first, so a bad
  * call reads nothing; pages are signed cursors, each valid only for the same query and filters.
  */
@@ -48,7 +54,7 @@ export class SearchService {
     private readonly cursors: CursorCodec,
   ) {}
 
-  async searchEntities(workspace: string, input: SearchEntitiesInput): Promise<{ hits: EntityHit[]; nextCursor?: string }> {
+  async searchEntities(workspace: string, input: SearchEntitiesInput): Promise<SearchPage<{ hits: EntityHit[] }>> {
     const query = input.query?.trim() ?? "";
     if (input.query !== undefined) checkSearchQuery(input.query, "query");
     if (input.entityType !== undefined) checkEntityType(input.entityType, "entityType");
@@ -84,11 +90,12 @@ export class SearchService {
       },
       { limit, ...(after !== undefined ? { after } : {}) },
     );
+    const cursorAfter = (entityId: string) => this.cursors.encode(scope, entityId);
     const last = hits[hits.length - 1];
-    return { hits, ...(more && last ? { nextCursor: await this.cursors.encode(scope, last.entity.id) } : {}) };
+    return { hits, cursorAfter, ...(more && last ? { nextCursor: await cursorAfter(last.entity.id) } : {}) };
   }
 
-  async searchRelations(workspace: string, input: SearchRelationsInput): Promise<{ relations: Relation[]; nextCursor?: string }> {
+  async searchRelations(workspace: string, input: SearchRelationsInput): Promise<SearchPage<{ relations: Relation[] }>> {
     if (input.relationType !== undefined) checkRelationType(input.relationType, "relationType");
     if (input.from !== undefined) checkEntityNameLookup(input.from, "from");
     if (input.to !== undefined) checkEntityNameLookup(input.to, "to");
@@ -111,8 +118,9 @@ export class SearchService {
       },
       { limit, ...(after !== undefined ? { after } : {}) },
     );
+    const cursorAfter = (relationId: string) => this.cursors.encode(scope, relationId);
     const last = relations[relations.length - 1];
-    return { relations, ...(more && last ? { nextCursor: await this.cursors.encode(scope, last.id) } : {}) };
+    return { relations, cursorAfter, ...(more && last ? { nextCursor: await cursorAfter(last.id) } : {}) };
   }
 
   stats(workspace: string): Promise<GraphStats> {

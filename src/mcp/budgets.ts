@@ -36,3 +36,27 @@ export async function withinBudget<A>(options: {
   const { answer } = await fitBudget(Math.max(0, total - offset), maxChars, (count) => build(offset + count), render);
   return answer;
 }
+
+/**
+ * A search tool's page under maxChars: its first whole items (`output[key]`) that fit, and when it
+ * stops early, `truncated` and the `nextCursor` that continues after the last item shown, so the
+ * next pages return the rest exactly once. `cursorAfter(i)` is the cursor after the page's item i.
+ */
+export function withinPageBudget<K extends string, A extends { [key in K]: unknown[] } & { nextCursor?: string }>(
+  output: A,
+  key: K,
+  maxChars: number | undefined,
+  cursorAfter: (index: number) => Promise<string>,
+): Promise<A & { truncated?: true }> {
+  const items = output[key];
+  return withinBudget<A & { truncated?: true }>({
+    total: items.length,
+    offset: 0,
+    maxChars,
+    render: (answer) => JSON.stringify(answer),
+    build: async (end) =>
+      end === items.length
+        ? output
+        : { ...output, [key]: items.slice(0, end), truncated: true as const, nextCursor: await cursorAfter(end - 1) },
+  });
+}

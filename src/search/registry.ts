@@ -60,6 +60,10 @@ export class IndexRegistry implements GraphIndex {
     return (await this.current(workspace)).edgesOf(entityIds);
   }
 
+  async traversal(workspace: string) {
+    return (await this.current(workspace)).traversal();
+  }
+
   /** The workspaces whose indexes are held, least recently used first (for tests and the bench). */
   held(): { workspace: string; bytes: number }[] {
     return [...this.entries].flatMap(([workspace, entry]) => (entry.index ? [{ workspace, bytes: entry.index.estimatedBytes() }] : []));

@@ -3,7 +3,8 @@ import { ValidationError } from "../domain/errors.js";
 import type { EntityHit, EntitySearch, GraphStats, RelationSearch, WorkspaceSnapshot } from "../domain/graphIndex.js";
 import type { Change, ChangeEvent, EntityState, FeedPosition, RelationState } from "../domain/history.js";
 import { observationId } from "../domain/ids.js";
-import type { Entity, EntityNode, Metadata, ReadMode, Relation, TagDefinition, TagUsage } from "../domain/model.js";
+import type { Direction, Entity, EntityNode, Metadata, ReadMode, Relation, TagDefinition, TagUsage } from "../domain/model.js";
+import type { TraversalPort } from "../domain/navigation.js";
 import { byCreation, compareText, orderKey } from "../domain/order.js";
 import { searchTextOf, substringRank, type SearchText } from "../domain/search.js";
 import type { StoredPage } from "../domain/store.js";
@@ -290,6 +291,25 @@ export class WorkspaceIndex {
 
   edgesOf(entityIds: readonly string[]): Map<string, Relation[]> {
     return new Map(entityIds.map((id) => [id, this.relationsOf(id)]));
+  }
+
+  /**
+   * The traversal port over what the index holds now (get_neighbors, find_path): the same nodes the
+   * storage port assembles (relations oldest first), read from memory, so a walk costs no request.
+   */
+  traversal(): TraversalPort {
+    const nodeOf = (id: string, direction: Direction): EntityNode | undefined => {
+      const item = this.items.get(id);
+      if (!item) return undefined;
+      const relations = this.relationsOf(id).filter(
+        (relation) => (direction !== "in" && relation.fromEntityId === id) || (direction !== "out" && relation.toEntityId === id),
+      );
+      return { entity: entityOf(item), relations };
+    };
+    return {
+      nodes: (_workspace, entityIds) => Promise.resolve(entityIds.map((id) => nodeOf(id, "both"))),
+      edges: (_workspace, entityIds, direction) => Promise.resolve(entityIds.map((id) => nodeOf(id, direction))),
+    };
   }
 
   /**

@@ -1,6 +1,8 @@
 import { z } from "zod";
 import { LIMITS } from "../../domain/limits.js";
 import { DEFAULT_SEARCH_ENTITIES_LIMIT } from "../../domain/searchService.js";
+import { checkMaxChars } from "../../domain/budget.js";
+import { maxCharsInput, truncationOutput, withinPageBudget } from "../budgets.js";
 import { defineTool } from "../tool.js";
 import { entityType, resultLimit, tagNames } from "../schemas.js";
 import { entityHitsOutput, searchOf, toEntityHits } from "../searchShapes.js";
@@ -22,10 +24,18 @@ export const searchEntities = defineTool({
     updatedSince: z.string().optional().describe("ISO 8601 time: only entities changed at or after it."),
     limit: resultLimit.optional().describe(`Hits per page (1-${LIMITS.itemsPerCall}, default ${DEFAULT_SEARCH_ENTITIES_LIMIT}).`),
     cursor: z.string().optional().describe("The nextCursor a previous page returned, unchanged."),
+    maxChars: maxCharsInput.describe(
+      "Most characters of JSON text to return: the page stops at whole hits and says truncated, with a nextCursor for the rest.",
+    ),
   },
-  output: entityHitsOutput,
+  output: { ...entityHitsOutput, truncated: truncationOutput.truncated },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async handler(args, { memory, workspace, toolsets }) {
-    return toEntityHits(workspace, await searchOf(memory).searchEntities(workspace, args), toolsets.has("tags"));
+    const { maxChars, ...input } = args;
+    if (maxChars !== undefined) checkMaxChars(maxChars);
+    const page = await searchOf(memory).searchEntities(workspace, input);
+    return withinPageBudget(toEntityHits(workspace, page, toolsets.has("tags")), "hits", maxChars, (i) =>
+      page.cursorAfter(page.hits[i]!.entity.id),
+    );
   },
 });

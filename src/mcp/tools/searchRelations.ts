@@ -1,6 +1,8 @@
 import { z } from "zod";
 import { LIMITS } from "../../domain/limits.js";
 import { DEFAULT_SEARCH_RELATIONS_LIMIT } from "../../domain/searchService.js";
+import { checkMaxChars } from "../../domain/budget.js";
+import { maxCharsInput, truncationOutput, withinPageBudget } from "../budgets.js";
 import { defineTool } from "../tool.js";
 import { entityName, entityType, relationType, resultLimit } from "../schemas.js";
 import { relationsOutput, searchOf, toRelations } from "../searchShapes.js";
@@ -19,10 +21,16 @@ export const searchRelations = defineTool({
     entityType: entityType.optional().describe("Only relations with an endpoint of this type."),
     limit: resultLimit.optional().describe(`Relations per page (1-${LIMITS.itemsPerCall}, default ${DEFAULT_SEARCH_RELATIONS_LIMIT}).`),
     cursor: z.string().optional().describe("The nextCursor a previous page returned, unchanged."),
+    maxChars: maxCharsInput.describe(
+      "Most characters of JSON text to return: the page stops at whole relations and says truncated, with a nextCursor for the rest.",
+    ),
   },
-  output: relationsOutput,
+  output: { ...relationsOutput, truncated: truncationOutput.truncated },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async handler(args, { memory, workspace }) {
-    return toRelations(workspace, await searchOf(memory).searchRelations(workspace, args));
+    const { maxChars, ...input } = args;
+    if (maxChars !== undefined) checkMaxChars(maxChars);
+    const page = await searchOf(memory).searchRelations(workspace, input);
+    return withinPageBudget(toRelations(workspace, page), "relations", maxChars, (i) => page.cursorAfter(page.relations[i]!.id));
   },
 });
