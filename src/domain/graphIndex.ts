@@ -9,7 +9,7 @@ import type { StoredPage } from "./store.js";
  * each answer (one request when nothing changed). The engine behind it is in-process (src/search);
  * past one instance's memory it would be Azure AI Search behind this same port.
  */
-export interface GraphIndex extends EdgeSource {
+export interface GraphIndex {
   /** read_graph's page, with the same paging as the store's (entities in key order after `after`). */
   readGraph(workspace: string, options: { limit?: number; after?: string; mode?: ReadMode }): Promise<StoredPage>;
   /** search_nodes' substring rule (domain/search.ts): the best `limit` entities, each with every relation touching it. */
@@ -26,16 +26,6 @@ export interface GraphIndex extends EdgeSource {
    * get_neighbors or find_path runs on it with no further request, however many levels it walks.
    */
   traversal(workspace: string): Promise<TraversalPort>;
-}
-
-/**
- * The adjacency the index holds: for each entity id asked, every relation starting or ending at it
- * (both directions; an unknown id maps to no relations). One storage request (the feed tail).
- * Narrow on purpose, so a traversal (get_neighbors, find_path) can run on it or on a storage implementation.
- * @public (the navigate tools plug it in)
- */
-export interface EdgeSource {
-  edgesOf(workspace: string, entityIds: readonly string[]): Promise<Map<string, Relation[]>>;
 }
 
 export interface EntitySearch {

@@ -56,10 +56,6 @@ export class IndexRegistry implements GraphIndex {
     return (await this.current(workspace)).stats();
   }
 
-  async edgesOf(workspace: string, entityIds: readonly string[]) {
-    return (await this.current(workspace)).edgesOf(entityIds);
-  }
-
   async traversal(workspace: string) {
     return (await this.current(workspace)).traversal();
   }

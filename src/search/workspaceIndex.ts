@@ -289,10 +289,6 @@ export class WorkspaceIndex {
     };
   }
 
-  edgesOf(entityIds: readonly string[]): Map<string, Relation[]> {
-    return new Map(entityIds.map((id) => [id, this.relationsOf(id)]));
-  }
-
   /**
    * The traversal port over what the index holds now (get_neighbors, find_path): the same nodes the
    * storage port assembles (relations oldest first), read from memory, so a walk costs no request.
