@@ -4,7 +4,7 @@ import type { EntityHit } from "../domain/graphIndex.js";
 import type { MemoryService } from "../domain/memory.js";
 import type { Relation } from "../domain/model.js";
 import type { SearchService } from "../domain/searchService.js";
-import { authorshipFields, authorshipOf, tagFields, tagFieldsOf, versionOrLegacy } from "./graphShapes.js";
+import { authorshipFields, authorshipOf, relationEnds, relationEndsOf, tagFields, tagFieldsOf, versionOrLegacy } from "./graphShapes.js";
 import { metadataOutput } from "./schemas.js";
 
 /** The shapes the search tools return (docs/search.md), each projected from the domain in one place. */
@@ -64,12 +64,7 @@ export const relationsOutput = {
   workspaceName: z.string(),
   relations: z.array(
     z.object({
-      id: z.string(),
-      from: z.string(),
-      to: z.string(),
-      fromEntityId: z.string(),
-      toEntityId: z.string(),
-      relationType: z.string(),
+      ...relationEnds,
       metadata: metadataOutput,
       ...authorshipFields,
     }),
@@ -81,12 +76,7 @@ export function toRelations(workspace: string, page: { relations: Relation[]; ne
   return {
     workspaceName: workspace,
     relations: page.relations.map((r) => ({
-      id: r.id,
-      from: r.fromName,
-      to: r.toName,
-      fromEntityId: r.fromEntityId,
-      toEntityId: r.toEntityId,
-      relationType: r.relationType,
+      ...relationEndsOf(r),
       metadata: r.metadata,
       ...authorshipOf(r),
     })),
