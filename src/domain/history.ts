@@ -81,6 +81,11 @@ export interface ChangeEvent {
 export interface FeedPosition {
   readAt: number;
   seen: string[];
+  /**
+   * The storage server's commit time (ISO) from which the next read of the tail needs rows: the newest commit the reads so far
+   * saw, less a margin. Absent until one was seen. Lets a tail read skip the window's rows it already has (docs/search.md#freshness).
+   */
+  committedSince?: string;
 }
 
 /** The ids of every entity a change concerns (both endpoints of a relation). */

@@ -5,7 +5,7 @@ import type { FeedPosition } from "../domain/history.js";
 import type { EntityNode, TagDefinition } from "../domain/model.js";
 import type { StorageConnection } from "./client.js";
 import { classifyStorageError, toMemoryError } from "./errors.js";
-import type { TableGateway } from "./gateway.js";
+import { rangeFilter, type TableGateway } from "./gateway.js";
 import { feedStep } from "./history.js";
 import { keyRange, rowKey } from "./keys.js";
 import { scan } from "./reads.js";
@@ -73,15 +73,22 @@ export class TableIndexSource implements IndexSource {
     const from = position.readAt - this.latenessMs;
     // Events older than the retention horizon may be gone before they were read: rebuild instead.
     if (this.retentionDays > 0 && from < readAt - this.retentionDays * DAY_MS + RETENTION_MARGIN_MS) return undefined;
-    const rows = await this.gateway.queryRange(workspace, keyRange.feedTail(from));
+    // The window's rows the last reads already had are left out by their commit time (the server's clock, one clock for a
+    // partition, so no writer's skew applies); the registry row always comes back, since its absence means a deletion.
+    let filter = rangeFilter(workspace, keyRange.feedTail(from));
+    if (position.committedSince !== undefined) {
+      filter += odata` and (Timestamp ge ${new Date(position.committedSince)} or RowKey eq ${rowKey.workspace})`;
+    }
+    const rows = await this.gateway.query(filter);
     const registryRow = rows.find((row) => kindOf(row) === "workspace");
-    const step = feedStep(
-      rows.filter((row) => kindOf(row) === "event"),
-      position,
-      readAt,
-      this.latenessMs,
-    );
-    return { ...step, registry: registryRow ? registryOf(registryRow) : { present: false } };
+    const eventRows = rows.filter((row) => kindOf(row) === "event");
+    const step = feedStep(eventRows, position, readAt, this.latenessMs);
+    const committedSince = newestCommit(eventRows, position.committedSince);
+    return {
+      ...step,
+      position: { ...step.position, ...(committedSince !== undefined ? { committedSince } : {}) },
+      registry: registryRow ? registryOf(registryRow) : { present: false },
+    };
   }
 
   async claimGeneration(workspace: string, registry: RegistryState): Promise<string | undefined> {
@@ -106,4 +113,20 @@ function registryOf(row: StoredRow): RegistryState {
     ...(typeof row.generation === "string" ? { generation: row.generation } : {}),
     ...(typeof row.etag === "string" ? { etag: row.etag } : {}),
   };
+}
+
+/**
+ * A transaction's rows may become visible a little after the commit time they carry, so the next tail read starts this much
+ * before the newest commit seen (the seen-set drops the overlap).
+ */
+const COMMIT_MARGIN_MS = 5_000;
+
+/** The commit time the next tail read starts from: the newest event row's, less the margin, never earlier than before. */
+function newestCommit(eventRows: readonly StoredRow[], previous: string | undefined): string | undefined {
+  let newest = previous === undefined ? Number.NEGATIVE_INFINITY : Date.parse(previous);
+  for (const row of eventRows) {
+    const committed = typeof row.timestamp === "string" ? Date.parse(row.timestamp) - COMMIT_MARGIN_MS : Number.NaN;
+    if (committed > newest) newest = committed;
+  }
+  return Number.isFinite(newest) ? new Date(newest).toISOString() : undefined;
 }
