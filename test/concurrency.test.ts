@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
-import { odata, TableClient } from "@azure/data-tables";
+import { TableClient } from "@azure/data-tables";
 import { keyRange, rowKey } from "../src/storage/keys.js";
 import {
   connectClient,
@@ -11,6 +11,7 @@ import {
   type McpTestClient,
   type TestServer,
 } from "./support/harness.js";
+import { partitionRows } from "./support/rawRows.js";
 
 /**
  * Concurrent writers lose nothing. Each test fires 50 tool calls at once (one MCP client, so 50
@@ -51,14 +52,7 @@ const range = (count: number) => Array.from({ length: count }, (_, i) => i);
 const readGraph = async (ws: string) => ok<GraphOut>(await mcp.call("read_graph", { workspaceName: ws }));
 
 /** (Change events left out: they sit outside every entity range; test/history.e2e.test.ts checks them. So is the registry row: test/workspaces.test.ts.) */
-async function rawRows(ws: string): Promise<Record<string, unknown>[]> {
-  const rows: Record<string, unknown>[] = [];
-  for await (const row of table.listEntities<Record<string, unknown>>({
-    queryOptions: { filter: odata`PartitionKey eq ${ws} and kind ne ${"event"} and kind ne ${"workspace"}` },
-  }))
-    rows.push(row);
-  return rows;
-}
+const rawRows = (ws: string) => partitionRows(table, ws, ["event", "workspace"]);
 
 describe("50 concurrent upsert_entity calls on one name", () => {
   test("on an existing entity: one entity holding the originals and all 50 new observations, each once", async () => {

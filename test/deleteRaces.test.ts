@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
-import { odata, TableClient } from "@azure/data-tables";
+import { TableClient } from "@azure/data-tables";
 import { connectClient, failed, ok, startTestServer, TEST_TABLE, testConnectionString, uniqueWorkspace } from "./support/harness.js";
 import type { McpTestClient, TestServer } from "./support/harness.js";
 import { entityId, observationId } from "../src/domain/ids.js";
 import { rowKey } from "../src/storage/keys.js";
 import { injectFaults, type FaultInjector } from "./support/faultInjector.js";
+import { partitionRows } from "./support/rawRows.js";
 
 /**
  * delete_entities racing writers, and interrupted part-way. What must hold: an acknowledged write is
@@ -33,12 +34,7 @@ afterAll(async () => {
 type Row = Record<string, unknown> & { rowKey: string };
 
 /** Every row of the workspace but its change events (which sit outside every entity range: test/history.e2e.test.ts covers them) and its registry row (test/workspaces.test.ts). */
-async function rawRows(ws: string): Promise<Row[]> {
-  const rows: Row[] = [];
-  const filter = odata`PartitionKey eq ${ws} and kind ne ${"event"} and kind ne ${"workspace"}`;
-  for await (const row of table.listEntities<Row>({ queryOptions: { filter } })) rows.push(row);
-  return rows;
-}
+const rawRows = (ws: string): Promise<Row[]> => partitionRows(table, ws, ["event", "workspace"]);
 
 const names = (prefix: string, count: number) => Array.from({ length: count }, (_, i) => `${prefix}${i}`);
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "@jest/globals";
-import { odata, TableClient } from "@azure/data-tables";
+import { TableClient } from "@azure/data-tables";
 import { entityId } from "../src/domain/ids.js";
 import { injectRaces, type RaceInjector } from "./support/raceInjector.js";
 import {
@@ -12,6 +12,7 @@ import {
   type McpTestClient,
   type TestServer,
 } from "./support/harness.js";
+import { partitionRows } from "./support/rawRows.js";
 
 /** execute_batch (docs/curate.md#execute_batch) through MCP, checked on the raw rows and the request counts. */
 let server: TestServer;
@@ -21,13 +22,7 @@ withServerAndClient((started, client) => {
   mcp = client;
 });
 
-type Row = Record<string, unknown> & { rowKey: string; kind?: string };
-async function rawRows(ws: string): Promise<Row[]> {
-  const rows: Row[] = [];
-  for await (const row of server.app.storage.table.listEntities<Row>({ queryOptions: { filter: odata`PartitionKey eq ${ws}` } }))
-    rows.push(row);
-  return rows;
-}
+const rawRows = (ws: string) => partitionRows(server.app.storage.table, ws);
 const graphRows = async (ws: string) => (await rawRows(ws)).filter((row) => row.kind !== "event" && row.kind !== "batch-marker");
 const batchEvents = async (ws: string) => (await rawRows(ws)).filter((row) => row.kind === "event" && row.tool === "execute_batch");
 

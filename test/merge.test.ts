@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
-import { odata } from "@azure/data-tables";
 import { connectClient, failed, ok, startTestServer, uniqueWorkspace, type McpTestClient, type TestServer } from "./support/harness.js";
 import { injectFaults, type FaultInjector } from "./support/faultInjector.js";
 import { entityId } from "../src/domain/ids.js";
 import { relationRowKeys, rowKey } from "../src/storage/keys.js";
+import { partitionRows, type RawRow } from "./support/rawRows.js";
 
 /**
  * merge_entities (docs/curate.md#merge_entities) through MCP, checked on the raw rows: what moves, what
@@ -25,13 +25,8 @@ afterAll(async () => {
   await server?.close();
 });
 
-type Row = Record<string, unknown> & { rowKey: string; kind?: string };
-async function rawRows(ws: string): Promise<Row[]> {
-  const rows: Row[] = [];
-  for await (const row of server.app.storage.table.listEntities<Row>({ queryOptions: { filter: odata`PartitionKey eq ${ws}` } }))
-    rows.push(row);
-  return rows;
-}
+type Row = RawRow;
+const rawRows = (ws: string) => partitionRows(server.app.storage.table, ws);
 const stateRows = async (ws: string) => (await rawRows(ws)).filter((row) => row.kind !== "event" && row.kind !== "history-pruned");
 
 /** The graph: target "Alice Smith", sources "alice_smith" and "A. Smith", and neighbours. */

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "@jest/globals";
-import { odata, TableClient } from "@azure/data-tables";
+import { TableClient } from "@azure/data-tables";
 import { entityId } from "../src/domain/ids.js";
 import {
   failed,
@@ -12,6 +12,7 @@ import {
   type TestServer,
 } from "./support/harness.js";
 import { injectRaces, type RaceInjector } from "./support/raceInjector.js";
+import { partitionRows } from "./support/rawRows.js";
 
 /** Versions and expectedVersion (docs/curate.md#versions), through MCP, checked on the raw rows. */
 let server: TestServer;
@@ -21,14 +22,7 @@ withServerAndClient((started, client) => {
   mcp = client;
 });
 
-async function rawRows(ws: string): Promise<Record<string, unknown>[]> {
-  const rows: Record<string, unknown>[] = [];
-  for await (const row of server.app.storage.table.listEntities<Record<string, unknown>>({
-    queryOptions: { filter: odata`PartitionKey eq ${ws}` },
-  }))
-    rows.push(row);
-  return rows.filter((row) => row.kind !== "event");
-}
+const rawRows = (ws: string) => partitionRows(server.app.storage.table, ws, ["event"]);
 
 type Upserted = { version: string };
 let races: RaceInjector | undefined;

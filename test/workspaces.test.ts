@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
-import { odata, type TableClient } from "@azure/data-tables";
+import { type TableClient } from "@azure/data-tables";
 import { randomBytes } from "node:crypto";
 import { hashApiKey } from "../src/http/auth/apiKeys.js";
 import { runCliCaptured } from "./support/cli.js";
 import { connectClient, failed, ok, startTestServer, type McpTestClient, type TestServer } from "./support/harness.js";
+import { partitionRows } from "./support/rawRows.js";
 
 /**
  * The workspace registry, list_workspaces and delete_workspace through real SDK clients with API
@@ -43,11 +44,7 @@ afterAll(async () => {
 });
 
 /** Every row of a partition, straight from the table. */
-async function rawRows(workspace: string): Promise<Record<string, unknown>[]> {
-  const rows: Record<string, unknown>[] = [];
-  for await (const row of table.listEntities({ queryOptions: { filter: odata`PartitionKey eq ${workspace}` } })) rows.push(row);
-  return rows;
-}
+const rawRows = (workspace: string) => partitionRows(table, workspace);
 
 async function seed(workspace: string, entities: number): Promise<void> {
   const names = Array.from({ length: entities }, (_, i) => `n${i}`);
