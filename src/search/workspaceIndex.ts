@@ -95,11 +95,14 @@ export class WorkspaceIndex {
     index.text.addAll([...index.items.values()].map(docOf));
     index.stale.clear();
     index.apply(snapshot.events);
+    if (snapshot.events.length === 0) index.bytes = index.estimate(); // apply() left it: nothing to apply
     return index;
   }
 
   /** Applies events in feed order, then re-indexes the entities whose text changed. */
   apply(events: readonly ChangeEvent[]): void {
+    // Most reads bring no event: leave the estimate (a walk over the whole workspace) as it is.
+    if (events.length === 0 && this.stale.size === 0) return;
     for (const event of events) {
       event.changes.forEach((change, i) => this.applyChange(change, event, i));
       this.noteWrite(event.at, event.at);
