@@ -224,7 +224,7 @@ describe("atomicity: an event commits with its change or not at all", () => {
     // A concurrent writer hangs a tag on it: its guard changes the row's ETag.
     ok(await mcp.call("tag_entity", { workspaceName: ws, entityName: "A", tagNames: ["late"] }));
     const count = (await rawEvents(ws)).length;
-    const stamp = stampOf({ principal: "test", tool: "test" });
+    const stamp = stampOf({ principal: "test", tool: "test" }, Date.now);
     const stale = transactUnit(server.app.storage.gateway, ws, stamp, {
       actions: [["delete", { partitionKey: ws, rowKey: key }]],
       conditions: new Map([[key, read.etag]]),

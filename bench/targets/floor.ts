@@ -123,6 +123,7 @@ export async function startFloor(connectionString: string, tableName = "benchflo
         if (!rows.some((row) => kindOf(row) === "entity")) throw new Error(`floor: entity '${name}' not found`);
         const { rows: added } = newObservationRows(ws, id, contents, storedKeys(rows), {
           now: new Date().toISOString(),
+          clock: Date.now,
           actor: { principal: "anonymous", tool: "add_observations" },
           call: "bench-floor",
         });

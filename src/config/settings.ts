@@ -24,7 +24,7 @@ export type Door = "functions" | "local" | "cli";
 export interface Settings {
   door: Door;
   storage: StorageSettings;
-  storageClient: Required<StorageClientOptions>;
+  storageClient: Required<Omit<StorageClientOptions, "clock">>;
   /** The embedded Azurite's data folder (as given; relative to the working directory). */
   azuriteFolder: string;
   /** Authentication (MEMORY_AUTH and the settings it needs); the CLI's is always "unset", since it serves nothing. */

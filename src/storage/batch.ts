@@ -357,7 +357,7 @@ export async function executeAtomicBatch(
     const read = new Map<string, StoredRow>();
     for (const row of ranges.flat() as StoredRow[]) read.set(text(row.rowKey), row);
     dropOrphans(read);
-    const stamp = stampOf(actor);
+    const stamp = stampOf(actor, gateway.clock);
     const plan = new AtomicPlan(workspace, stamp, read);
     const results = steps.map((step, i) => {
       try {

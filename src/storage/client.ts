@@ -3,7 +3,7 @@ import { DefaultAzureCredential, ManagedIdentityCredential, type TokenCredential
 import type { PipelinePolicy } from "@azure/core-rest-pipeline";
 import { RequestCounter } from "./requestCounter.js";
 import type { StorageSettings } from "./settings.js";
-import { ConditionalDeletes, TableGateway, TableState } from "./gateway.js";
+import { ConditionalDeletes, TableGateway, TableState, type Clock } from "./gateway.js";
 import { classifyStorageError } from "./errors.js";
 
 /**
@@ -16,6 +16,11 @@ export interface StorageClientOptions {
   timeoutMs?: number;
   /** Days change events are kept (MEMORY_HISTORY_RETENTION_DAYS); 0 keeps them forever. */
   historyRetentionDays?: number;
+  /**
+   * This instance's clock (default `Date.now`). Only tests set it: the consistency checker runs instances whose clocks
+   * disagree by up to CLOCK_SKEW_ALLOWANCE_MS, as hosts' clocks may.
+   */
+  clock?: Clock;
 }
 
 /** What a readiness probe found (the storage error itself stays in src/storage). */
@@ -153,7 +158,7 @@ export function connectStorage(settings: StorageSettings, options: StorageClient
 
   const state = new TableState(table);
   probe.pipeline.addPolicy(noticeTableLoss(state));
-  const gateway = new TableGateway(table, state, conditional);
+  const gateway = new TableGateway(table, state, conditional, options.clock);
   return {
     table,
     probe: () => probeTable(probe),

@@ -15,7 +15,7 @@ import { commitWithFinals, deleteAction, type Unit } from "./transactions.js";
  */
 export async function deleteEntities(gateway: TableGateway, workspace: string, actor: Actor, entityIds: readonly string[]): Promise<void> {
   const ids = [...new Set(entityIds)];
-  const stamp = stampOf(actor);
+  const stamp = stampOf(actor, gateway.clock);
   // 412: an entity changed since the read; 404: a row went away (a concurrent delete). Read again.
   await retrying({ retryOn: ["precondition-failed", "not-found"], exhausted: "conflict" }, async () => {
     const rows = (await Promise.all(ids.map((id) => gateway.queryRange(workspace, keyRange.wholeEntity(id))))).flat();

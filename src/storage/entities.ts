@@ -26,7 +26,7 @@ export async function upsertEntity(
   actor: Actor,
   write: EntityWrite,
 ): Promise<{ created: boolean; addedObservations: string[]; version: string }> {
-  const stamp = stampOf(actor);
+  const stamp = stampOf(actor, gateway.clock);
   const version = newVersion();
   // The merge (also the fallback when a concurrent writer created the row first) never carries createdAt or createdBy.
   const changes: Partial<EntityRow> = {
@@ -79,7 +79,7 @@ export async function createEntities(
   entities: readonly NewEntity[],
   progress?: Progress,
 ): Promise<{ created: string[] }> {
-  const stamp = stampOf(actor);
+  const stamp = stampOf(actor, gateway.clock);
   const created: string[] = [];
   // Observation rows of a new entity are created too (cheaper than upserts). Only rows left by a delete interrupted
   // before rule 4 (transactions.ts) held, which removed the entity row first, could be in the way.

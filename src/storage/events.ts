@@ -47,7 +47,7 @@ interface EventRow {
  * An upsert (Replace), so a transaction the SDK re-sends after a lost answer does not fail on its own event.
  */
 export function eventAction(workspace: string, stamp: Stamp, changes: readonly Change[]): TransactionAction {
-  const ms = Date.now();
+  const ms = stamp.clock();
   const json = JSON.stringify(changes);
   const chunks: Record<string, string> = {};
   let count = 0;

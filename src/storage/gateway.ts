@@ -90,11 +90,16 @@ export class ConditionalDeletes {
  * with domain errors (a read has no race to settle). Writes fail with the storage error itself, for
  * the caller to classify: most writes settle races by reading again (see retrying.ts).
  */
+/** Milliseconds since the epoch, as this instance's clock reads them (a test can run one instance's clock off). */
+export type Clock = () => number;
+
 export class TableGateway {
   constructor(
     private readonly table: TableClient,
     private readonly state: TableState,
     private readonly conditional: ConditionalDeletes,
+    /** The writer's clock: stamps, event keys and feed read positions (docs/architecture.md#the-feeds-order). */
+    readonly clock: Clock = Date.now,
   ) {}
 
   /** The row, or undefined if it does not exist. */

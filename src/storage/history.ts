@@ -23,7 +23,7 @@ export async function changesSince(
   position?: FeedPosition,
 ): Promise<{ events: ChangeEvent[]; position: FeedPosition }> {
   // Taken before the read is sent: an event it misses was keyed after this, or late within the window.
-  const readAt = Date.now();
+  const readAt = gateway.clock();
   const rows = await gateway.queryRange(workspace, keyRange.events(position ? position.readAt - latenessMs : undefined));
   return feedStep(rows, position, readAt, latenessMs);
 }

@@ -35,7 +35,7 @@ export class TableIndexSource implements IndexSource {
   }
 
   async snapshot(workspace: string): Promise<WorkspaceSnapshot> {
-    const readAt = Date.now();
+    const readAt = this.gateway.clock();
     const tail = keyRange.feedTail(readAt - this.latenessMs);
     const graph = keyRange.graph;
     const tags = keyRange.tagDefinitions;
@@ -69,7 +69,7 @@ export class TableIndexSource implements IndexSource {
   }
 
   async tail(workspace: string, position: FeedPosition): Promise<FeedTail | undefined> {
-    const readAt = Date.now();
+    const readAt = this.gateway.clock();
     const from = position.readAt - this.latenessMs;
     // Events older than the retention horizon may be gone before they were read: rebuild instead.
     if (this.retentionDays > 0 && from < readAt - this.retentionDays * DAY_MS + RETENTION_MARGIN_MS) return undefined;

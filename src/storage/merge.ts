@@ -38,7 +38,7 @@ export async function mergeEntities(
   actor: Actor,
   request: { targetId: string; targetLabel: string; sources: { id: string; label: string }[]; dryRun: boolean },
 ): Promise<MergeReport> {
-  const stamp = stampOf(actor);
+  const stamp = stampOf(actor, gateway.clock);
   const report = emptyReport(request);
   // 409: a row a move creates appeared meanwhile; 412: a source changed since the read; 404: a row went away. Read again.
   await retrying({ retryOn: ["entity-exists", "precondition-failed", "not-found"], exhausted: "conflict" }, async () => {

@@ -36,7 +36,7 @@ export async function addObservations(
     const ranges = await Promise.all(ids.map((id) => gateway.queryRange(workspace, keyRange.entityWithObservations(id))));
     const missing = ids.filter((_, i) => !ranges[i]!.some((row) => kindOf(row) === "entity"));
     if (missing.length > 0) return { ...result(), missing };
-    const stamp = stampOf(actor);
+    const stamp = stampOf(actor, gateway.clock);
     const names = entityNames(ranges.flat());
     const units = ids.flatMap((id, i) => {
       const { rows } = newObservationRows(workspace, id, wanted.get(id) ?? [], storedKeys(ranges[i]!), stamp);
@@ -61,7 +61,7 @@ export async function deleteObservations(
   changes: readonly ObservationChange[],
 ): Promise<void> {
   const wanted = mergeChanges(changes);
-  const stamp = stampOf(actor);
+  const stamp = stampOf(actor, gateway.clock);
   const ids = [...wanted.keys()];
   // 404: a row went away (a concurrent delete). Read again.
   await retrying({ retryOn: ["not-found"], exhausted: "conflict" }, async () => {

@@ -31,7 +31,7 @@ export async function upsertRelation(
   actor: Actor,
   write: RelationWrite,
 ): Promise<{ created: boolean; version: string }> {
-  const stamp = stampOf(actor);
+  const stamp = stampOf(actor, gateway.clock);
   const version = newVersion();
   if (write.expectedVersion !== undefined) return updateRelationAtVersion(gateway, workspace, stamp, write, write.expectedVersion, version);
   const guards = [write.fromEntityId, write.toEntityId];
@@ -88,7 +88,7 @@ export async function createRelations(
   relations: readonly RelationWrite[],
   options: { allOrNothing: boolean; progress?: Progress },
 ): Promise<{ created: string[]; missingEntityIds: string[] }> {
-  const stamp = stampOf(actor);
+  const stamp = stampOf(actor, gateway.clock);
   const distinct = [...new Map(relations.map((relation) => [relation.id, relation])).values()];
   const versions = new Map(distinct.map((relation) => [relation.id, newVersion()]));
   const units: RelationUnit[] = distinct
@@ -165,7 +165,7 @@ export async function deleteRelations(
   relations: readonly RelationRef[],
 ): Promise<void> {
   const distinct = [...new Map(relations.map((relation) => [relation.id, relation])).values()];
-  const stamp = stampOf(actor);
+  const stamp = stampOf(actor, gateway.clock);
   // 404: a row went away (a concurrent delete). Read again.
   await retrying({ retryOn: ["not-found"], exhausted: "conflict" }, async () => {
     const stored = await Promise.all(distinct.map((relation) => gateway.pointRead(workspace, rowKey.relation(relation.id))));

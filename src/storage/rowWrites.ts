@@ -3,6 +3,7 @@ import { observationId } from "../domain/ids.js";
 import type { Actor } from "../domain/model.js";
 import { orderKey } from "../domain/order.js";
 import type { RelationWrite } from "../domain/store.js";
+import type { Clock } from "./gateway.js";
 import { relationRowKeys, rowKey } from "./keys.js";
 import { newVersion } from "./versions.js";
 import { kindOf, type EntityRow, type ObservationRow, type RelationRow, type StoredRow } from "./rows.js";
@@ -19,9 +20,11 @@ export interface Stamp {
   now: string;
   actor: Actor;
   call: string;
+  /** The writer's clock, read again when each transaction's event key is chosen (events.ts). */
+  clock: Clock;
 }
 
-export const stampOf = (actor: Actor): Stamp => ({ now: new Date().toISOString(), actor, call: randomUUID() });
+export const stampOf = (actor: Actor, clock: Clock): Stamp => ({ now: new Date(clock()).toISOString(), actor, call: randomUUID(), clock });
 
 /** The fields of a row being created: created and updated, at once, by the actor. */
 export function creation({ now, actor }: Stamp) {

@@ -28,7 +28,7 @@ export function addTags(
   target: TagTarget,
   tags: readonly TagRef[],
 ): Promise<TagChange> {
-  const stamp = stampOf(actor);
+  const stamp = stampOf(actor, gateway.clock);
   // 409: a concurrent call added one of these tags; 404: the entity or observation was deleted meanwhile. Read again.
   return retrying({ retryOn: ["entity-exists", "not-found"] }, async (): Promise<TagChange> => {
     const rows = await readTarget(gateway, workspace, target);
@@ -38,7 +38,7 @@ export function addTags(
     const fresh = tags.filter((tag) => !carried.has(tag.id));
     if (fresh.length === 0) return { status: "done", tags: [] };
     const entityName = text(rows.find((row) => kindOf(row) === "entity")?.name);
-    const now = new Date().toISOString();
+    const now = new Date(gateway.clock()).toISOString();
     const guards = [rowGuard(workspace, rowKey.entity(target.entityId))];
     if (target.observationId !== undefined) guards.push(rowGuard(workspace, rowKey.observation(target.entityId, target.observationId)));
     const writes = fresh.flatMap((tag): TransactionAction[] => {
@@ -81,7 +81,7 @@ export function removeTags(
   tags: readonly TagRef[],
 ): Promise<TagChange> {
   const wanted = new Set(tags.map((tag) => tag.id));
-  const stamp = stampOf(actor);
+  const stamp = stampOf(actor, gateway.clock);
   // 404: a concurrent call removed one of them, or deleted the entity or observation. Read again.
   return retrying({ retryOn: ["not-found"], exhausted: "conflict" }, async (): Promise<TagChange> => {
     const rows = await readTarget(gateway, workspace, target);
@@ -106,11 +106,11 @@ export function defineTag(
   tag: TagRef & { category?: string; description?: string },
 ): Promise<{ tag: TagDefinition; created: boolean }> {
   const key = rowKey.tag(tag.id);
-  const stamp = stampOf(actor);
+  const stamp = stampOf(actor, gateway.clock);
   // Created, changed or deleted concurrently: read again.
   return retrying({ retryOn: ["entity-exists", "precondition-failed", "not-found"] }, async () => {
     const stored = await gateway.pointRead(workspace, key);
-    const now = new Date().toISOString();
+    const now = new Date(gateway.clock()).toISOString();
     if (!stored) {
       const definition = { name: tag.name, category: tag.category ?? "", description: tag.description ?? "" };
       const row: TagRow = { kind: "tag", ...definition, updatedAt: now };
@@ -154,7 +154,7 @@ export async function deleteTags(
   tags: readonly TagRef[],
 ): Promise<{ deleted: string[]; entities: number; observations: number }> {
   const outcome = { deleted: new Set<string>(), entities: 0, observations: 0 };
-  const stamp = stampOf(actor);
+  const stamp = stampOf(actor, gateway.clock);
   await forEachLimited(tags, CONCURRENCY, (tag) => deleteTag(gateway, workspace, stamp, tag, outcome));
   return {
     deleted: tags.filter((tag) => outcome.deleted.has(tag.id)).map((tag) => tag.name),

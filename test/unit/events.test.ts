@@ -7,7 +7,7 @@ import type { StoredRow } from "../../src/storage/rows.js";
 
 /** Event rows as pure data: the changes survive the split over string properties, and the key sorts by time. */
 describe("event rows", () => {
-  const stamp = stampOf({ principal: "key:alice", tool: "add_observations" });
+  const stamp = stampOf({ principal: "key:alice", tool: "add_observations" }, Date.now);
   const entityId = "2b5d7cec-4e60-55e2-9bcd-75ae9b5b532c";
 
   // Each emoji is two UTF-16 units: with one of these two offsets a pair straddles the 30,000-unit boundaries.
