@@ -6,7 +6,6 @@ import { classifyStorageError, toMemoryError, type StorageFailure } from "./erro
 import type { TableGateway } from "./gateway.js";
 import { ownerOf, relationRowKeys, rowKey } from "./keys.js";
 import { kindOf, tagPairOf, text, type StoredRow } from "./rows.js";
-import { CONCURRENCY, deleteAction } from "./transactions.js";
 
 /**
  * Emptying a workspace's partition while writers may still be writing to it (docs/navigate.md#delete_workspace).
@@ -20,6 +19,9 @@ import { CONCURRENCY, deleteAction } from "./transactions.js";
  * read is gone, and what a writer commits later (its guard fails with 404 once its entity row is gone; a create starts a
  * fresh entity) is the next workspace's.
  */
+
+/** Transactions in flight at once (as transactions.ts's CONCURRENCY; not imported: transactions.ts imports the registry). */
+const IN_FLIGHT = 8;
 
 /** Passes (each one read of the partition) before the call gives up with ConflictError: writers kept writing. */
 const MAX_PASSES = 10;
@@ -184,9 +186,9 @@ async function deletePass(gateway: TableGateway, workspace: string, units: reado
   let deleted = 0;
   for (const wave of waves(units)) {
     let raced = false;
-    await forEachLimited(wave, CONCURRENCY, async (chunk) => {
+    await forEachLimited(wave, IN_FLIGHT, async (chunk) => {
       const attempt = async (keys: string[]): Promise<StorageFailure | undefined> => {
-        const actions: TransactionAction[] = keys.map((key) => deleteAction(workspace, key));
+        const actions: TransactionAction[] = keys.map((key) => ["delete", { partitionKey: workspace, rowKey: key }]);
         try {
           await gateway.transact(actions, new Map(chunk.units.flatMap((unit) => unit.conditions)));
           deleted += actions.length;
@@ -197,10 +199,11 @@ async function deletePass(gateway: TableGateway, workspace: string, units: reado
           return failure;
         }
       };
-      const failure = await attempt(chunk.units.flatMap((unit) => unit.keys));
+      let failure = await attempt(chunk.units.flatMap((unit) => unit.keys));
       // A half relation or tag pair (an older version's): what is left of it goes, as it is.
-      const read = chunk.units[0]!.read;
-      if (failure === "not-found" && read && read.length > 0 ? await attempt(read) : failure) raced = true;
+      const read = chunk.loose ? chunk.units[0]!.read : undefined;
+      if (failure === "not-found" && read && read.length > 0) failure = await attempt(read);
+      if (failure) raced = true;
     });
     if (raced) break;
   }
