@@ -8,6 +8,7 @@ import { classifyStorageError, toMemoryError } from "./errors.js";
 import type { TableGateway } from "./gateway.js";
 import { ADMIN_PARTITION, rowKey, workspaceDeletionKey, workspaceDeletions } from "./keys.js";
 import { text } from "./rows.js";
+import { emptyPartition } from "./workspaceDeletion.js";
 
 /**
  * The workspace registry and whole-workspace administration (docs/navigate.md#workspaces).
@@ -44,10 +45,8 @@ const registryRow = (workspace: string) => ({
   registeredAt: new Date().toISOString(),
 });
 
-/** Key-only deletes in flight at once. */
-const DELETES_IN_FLIGHT = 8;
-/** A delete that lost rows to a concurrent delete (a transaction failed) reads the partition again, at most this many times. */
-const DELETE_PASSES = 3;
+/** Registrations in flight at once. */
+const REGISTRATIONS_IN_FLIGHT = 8;
 
 export class TableWorkspaceStore implements WorkspaceStore {
   constructor(private readonly gateway: TableGateway) {}
@@ -73,31 +72,8 @@ export class TableWorkspaceStore implements WorkspaceStore {
   }
 
   async deleteWorkspace(workspace: string, actor: Actor): Promise<{ rowsDeleted: number }> {
-    let rowsDeleted = 0;
-    for (let pass = 0, again = true; again && pass < DELETE_PASSES; pass++) {
-      again = false;
-      const filter = odata`PartitionKey eq ${workspace} and RowKey ne ${rowKey.workspace}`;
-      for await (const page of this.gateway.pages(filter, ["RowKey"])) {
-        const chunks: TransactionAction[][] = [];
-        for (let start = 0; start < page.length; start += LIMITS.batchOperations) {
-          chunks.push(
-            page
-              .slice(start, start + LIMITS.batchOperations)
-              .map((row) => ["delete", { partitionKey: workspace, rowKey: text(row.rowKey) }]),
-          );
-        }
-        await forEachLimited(chunks, DELETES_IN_FLIGHT, async (chunk) => {
-          try {
-            await this.gateway.transact(chunk);
-            rowsDeleted += chunk.length;
-          } catch (error) {
-            // A row of the chunk was deleted meanwhile (a concurrent delete): nothing of the chunk was; read again.
-            if (classifyStorageError(error) !== "not-found") throw toMemoryError(error);
-            again = true;
-          }
-        });
-      }
-    }
+    // Dependents first, rows others hang off last on their ETags, until a read finds nothing (workspaceDeletion.ts).
+    let rowsDeleted = await emptyPartition(this.gateway, workspace);
     // The registry row goes last: until it is gone, a reader of the feed tail sees the same workspace (docs/navigate.md).
     try {
       await this.gateway.deleteRow(workspace, rowKey.workspace, "*");
@@ -146,7 +122,7 @@ export class TableWorkspaceStore implements WorkspaceStore {
       if (LIMITS.workspaceNamePattern.test(next) && !known.has(next)) found.push(next);
       after = next;
     }
-    await forEachLimited(found, DELETES_IN_FLIGHT, async (workspace) => {
+    await forEachLimited(found, REGISTRATIONS_IN_FLIGHT, async (workspace) => {
       try {
         await this.gateway.transact([["upsert", registryRow(workspace), "Merge"]]);
       } catch (error) {

@@ -8,7 +8,8 @@ export const deleteWorkspace = defineTool({
   description:
     "Deletes a whole workspace: every entity, observation, relation, tag and its change history. It cannot be undone (copy it first " +
     "with the CLI's `central-memory workspaces copy` if in doubt). `confirm` must repeat workspaceName exactly. Needs write access. " +
-    "The deletion itself is recorded outside the workspace (who, when, how many rows).",
+    "The deletion itself is recorded outside the workspace (who, when, how many rows). A write racing it is deleted whole or fails; " +
+    "if writers keep writing it answers ConflictError with nothing half-deleted: stop them and call it again.",
   input: { confirm: z.string().describe("The workspace name again, exactly: guards against deleting the wrong workspace.") },
   output: { success: z.literal(true), workspaceName: z.string(), rowsDeleted: z.number() },
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
