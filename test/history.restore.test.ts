@@ -6,7 +6,7 @@ import { injectRaces, type RaceInjector } from "./support/raceInjector.js";
 import { partitionRows, type RawRow } from "./support/rawRows.js";
 
 /**
- * restore_entity's edges (docs/history.md#the-tools-group-history), through the real MCP Client, checked on raw rows:
+ * restore_entity's edges (docs/history.md#restoring-a-deleted-entity), through the real MCP Client, checked on raw rows:
  * after retention pruned the entity's early history, racing other restores and creates, and on a merged-away entity;
  * and get_entity_history showing only the entity's own changes.
  */

@@ -118,7 +118,7 @@ export class HistoryService {
     );
   }
 
-  /** Brings back a deleted entity (docs/history.md#restore_entity; restore.ts). */
+  /** Brings back a deleted entity (docs/history.md#restoring-a-deleted-entity; restore.ts). */
   restoreEntity(workspace: string, actor: Actor, name: string, asOf?: string): Promise<RestoreReport> {
     return new EntityRestore(this.store, (ws, time) => this.checkAsOf(ws, time)).restore(workspace, actor, name, asOf);
   }

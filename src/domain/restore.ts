@@ -8,7 +8,7 @@ import type { GraphStore, RelationWrite } from "./store.js";
 import { checkEntityName } from "./validation.js";
 
 /**
- * restore_entity (docs/history.md#restore_entity): brings back a deleted entity, as it was just before
+ * restore_entity (docs/history.md#restoring-a-deleted-entity): brings back a deleted entity, as it was just before
  * the call that deleted it or at a given time, through the store's writes (so it records events and
  * can be undone like any write).
  */
