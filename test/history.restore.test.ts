@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
 import { odata } from "@azure/data-tables";
+import { entityId, observationId } from "../src/domain/ids.js";
 import { keyRange, rowKey } from "../src/storage/keys.js";
 import { connectClient, failed, ok, startTestServer, uniqueWorkspace, type McpTestClient, type TestServer } from "./support/harness.js";
 import { injectRaces, type RaceInjector } from "./support/raceInjector.js";
@@ -138,6 +139,40 @@ describe("restore_entity after retention (defect 6)", () => {
       ...(before.entities[0] as Args),
       observations: ["new one", "old one", "old three", "old two"],
     });
+  });
+
+  test("an entity written before history began (no creation event): the restore brings it back whole from its deletion's before-images", async () => {
+    const ws = uniqueWorkspace("restore-prehistory");
+    const id = entityId(ws, "Legacy");
+    const at = new Date(Date.now() - 400 * DAY_MS).toISOString();
+    // Rows as a version before the change feed wrote them: no event.
+    await server.app.storage.table.createEntity({
+      partitionKey: ws,
+      rowKey: rowKey.entity(id),
+      kind: "entity",
+      name: "Legacy",
+      entityType: "system",
+      metadata: "{}",
+      createdAt: at,
+      updatedAt: at,
+    });
+    for (const [i, content] of ["first", "second"].entries()) {
+      await server.app.storage.table.createEntity({
+        partitionKey: ws,
+        rowKey: rowKey.observation(id, observationId(id, content)),
+        kind: "observation",
+        entityId: id,
+        content,
+        order: `${at}#${i}`,
+        createdAt: at,
+      });
+    }
+    ok(await call(ws, "add_observations", { observations: [{ entityName: "Legacy", contents: ["third"] }] }));
+    ok(await call(ws, "delete_entities", { entityNames: ["Legacy"] }));
+    expect(ok<Args>(await call(ws, "restore_entity", { entityName: "Legacy" }))).toMatchObject({ observations: 3 });
+    const restored = ok<{ entities: { observations: string[] }[] }>(await call(ws, "open_nodes", { names: ["Legacy"] }));
+    expect(restored.entities[0]!.observations.at(-1)).toBe("third");
+    expect(stateOf(await rawRows(ws), "Legacy")).toEqual({ entityType: "system", observations: ["first", "second", "third"], tags: [] });
   });
 
   test("part of the deleting call's own events were pruned: the restore is refused, says why and what to do, and writes nothing", async () => {
