@@ -97,11 +97,18 @@ export class EntityRestore {
     if (created) return { node: new GraphReplay().apply(before).node(id), restoredAsOf: deletion.at };
     const { prunedBefore } = await this.store.historyStart(workspace);
     const state = deleted.before as EntityState | undefined;
-    if ((prunedBefore !== undefined && Date.parse(prunedBefore) > Date.parse(call[0]!.at) - CALL_SPAN_MS) || !state) {
+    if (prunedBefore !== undefined && Date.parse(prunedBefore) > Date.parse(call[0]!.at) - CALL_SPAN_MS) {
       throw new ValidationError(
-        `Entity '${name}' cannot be restored whole: history before ${prunedBefore ?? "its deletion"} was pruned (MEMORY_HISTORY_RETENTION_DAYS), ` +
-          `and with it part of the call that deleted it (${deletion.tool} at ${deletion.at}), so its state before the deletion is no longer ` +
+        `Entity '${name}' cannot be restored whole: history before ${prunedBefore} was pruned (MEMORY_HISTORY_RETENTION_DAYS), and ` +
+          `with it part of the call that deleted it (${deletion.tool} at ${deletion.at}), so its state before the deletion is no longer ` +
           "known in full. Nothing was written. get_entity_history lists what is kept of it; re-create it from that with upsert_entity.",
+      );
+    }
+    if (!state) {
+      throw new ValidationError(
+        `Entity '${name}' cannot be restored whole: its history does not reach its creation, and its deletion (${deletion.tool} at ` +
+          `${deletion.at}) recorded no before-image. Nothing was written. get_entity_history lists what is kept of it; re-create it ` +
+          "from that with upsert_entity.",
       );
     }
     return { node: fromBeforeImages(id, deletion, state, call, before), restoredAsOf: deletion.at };
