@@ -70,6 +70,26 @@ describe("storage round trips per call", () => {
   });
 });
 
+describe("restore_entity", () => {
+  test("2 reads in parallel, 1 create-if-absent transaction, 1 point read per other endpoint, create_relations, 2 per tag_* call", async () => {
+    const ws = uniqueWorkspace();
+    const call = (name: string, args: Record<string, unknown>) => mcp.call(name, { workspaceName: ws, ...args });
+    ok(
+      await call("create_entities", {
+        entities: [
+          { name: "Peer", entityType: "t", observations: [] },
+          { name: "R", entityType: "t", observations: ["o1", "o2"] },
+        ],
+      }),
+    );
+    ok(await call("create_relations", { relations: [{ from: "R", to: "Peer", relationType: "r" }] }));
+    ok(await call("tag_entity", { entityName: "R", tagNames: ["x"] }));
+    ok(await call("delete_entities", { entityNames: ["R"] }));
+    // 2 (entity point read + its history) + 1 (the entity with its observations) + 1 (Peer) + 1 (create_relations) + 2 (tag_entity): 8 before the restore created its entity only if absent (it read the entity range first, as upsert_entity does).
+    expect(await requestsOf("restore_entity", { workspaceName: ws, entityName: "R" })).toBe(2 + 1 + 1 + 1 + 2);
+  });
+});
+
 describe("large writes", () => {
   test("upsert_entity with 1,000 observations writes them in transactions of at most 100 operations", async () => {
     const ws = uniqueWorkspace();

@@ -1,11 +1,11 @@
 import type { CursorCodec } from "./cursor.js";
-import { ConflictError, NotFoundError, ValidationError } from "./errors.js";
+import { NotFoundError, ValidationError } from "./errors.js";
 import { describeEvent, CHANGE_KINDS, type ChangeEvent, type ChangeKind } from "./history.js";
-import { entityId as entityIdOf, relationId, tagId, observationId as observationIdOf } from "./ids.js";
-import { LIMITS } from "./limits.js";
+import { entityId as entityIdOf } from "./ids.js";
 import type { Actor, Direction, Entity, EntityNode, Relation } from "./model.js";
 import { GraphReplay } from "./replay.js";
-import type { GraphStore, RelationWrite } from "./store.js";
+import { EntityRestore, touchesEntity, type RestoreReport } from "./restore.js";
+import type { GraphStore } from "./store.js";
 import { subgraph } from "./subgraph.js";
 import { checkCount, checkEntityName, checkLimit, checkPrincipal } from "./validation.js";
 
@@ -81,7 +81,11 @@ export class HistoryService {
         `Entity '${ref.label}' has no history in workspace '${workspace}' (no recorded change touched it). Names match exactly.`,
       );
     }
-    return this.page(events, "oldest", limit, after, (last) => this.cursors.encode(scope, last));
+    // Only the entity's own changes: an event of a bulk call also holds its changes to every other entity.
+    const own = events
+      .map((event) => ({ ...event, changes: event.changes.filter((change) => touchesEntity(change, ref.id)) }))
+      .filter((event) => event.changes.length > 0);
+    return this.page(own, "oldest", limit, after, (last) => this.cursors.encode(scope, last));
   }
 
   /** The whole graph as of `asOf`, rebuilt from every event up to then. */
@@ -114,94 +118,9 @@ export class HistoryService {
     );
   }
 
-  /**
-   * Brings back a deleted entity as it was at `asOf` (default: just before its last deletion): its
-   * observations, its tags, and its relations whose other endpoint exists now. A write like any
-   * other, through the store's writes, so it records events too and can itself be undone.
-   */
-  async restoreEntity(workspace: string, actor: Actor, name: string, asOf?: string) {
-    checkEntityName(name, "entityName");
-    const id = entityIdOf(workspace, name);
-    const at = asOf === undefined ? undefined : await this.checkAsOf(workspace, asOf);
-    const [current, events] = await Promise.all([
-      this.store.getEntitySummary(workspace, id),
-      this.store.events(workspace, { entityId: id }),
-    ]);
-    if (current) {
-      throw new ConflictError(
-        `Entity '${name}' exists in workspace '${workspace}': restore_entity brings back a deleted entity. Delete it first to replace it with an earlier state.`,
-      );
-    }
-    if (events.length === 0) throw new NotFoundError(`Entity '${name}' has no history in workspace '${workspace}'. Names match exactly.`);
-    const deletion = events.findLast((event) => event.changes.some((change) => change.kind === "entity.deleted" && change.entityId === id));
-    // Just before the deleting call: its earlier transactions removed the dependents before the entity row went.
-    const cut = deletion === undefined ? undefined : events.find((event) => event.call === deletion.call)!.id;
-    const before =
-      at !== undefined
-        ? events.filter((event) => Date.parse(event.at) <= at)
-        : events.filter((event) => cut === undefined || event.id < cut);
-    const node = new GraphReplay().apply(before).node(id);
-    if (!node) {
-      throw new NotFoundError(
-        `Entity '${name}' did not exist at ${asOf ?? "the time before its deletion"}. get_entity_history shows when it did.`,
-      );
-    }
-    const { entity } = node;
-    await this.store.upsertEntity(workspace, actor, {
-      id,
-      name: entity.name,
-      entityType: entity.entityType,
-      metadata: entity.metadata,
-      observations: entity.observations,
-    });
-    // Relations come back only to entities that exist now (named as they are now), so no edge dangles.
-    const others = [
-      ...new Set(node.relations.map((relation) => (relation.fromEntityId === id ? relation.toEntityId : relation.fromEntityId))),
-    ].filter((other) => other !== id);
-    const present = new Map<string, string>([[id, entity.name]]);
-    const summaries = await Promise.all(others.map((other) => this.store.getEntitySummary(workspace, other)));
-    summaries.forEach((summary, i) => summary && present.set(others[i]!, summary.name));
-    const writes: RelationWrite[] = node.relations
-      .filter((relation) => present.has(relation.fromEntityId) && present.has(relation.toEntityId))
-      .map((relation) => ({
-        id: relationId(workspace, relation.fromEntityId, relation.relationType, relation.toEntityId),
-        fromEntityId: relation.fromEntityId,
-        fromName: present.get(relation.fromEntityId)!,
-        toEntityId: relation.toEntityId,
-        toName: present.get(relation.toEntityId)!,
-        relationType: relation.relationType,
-        metadata: relation.metadata,
-      }));
-    const { created } = await this.store.createRelations(workspace, actor, writes, { allOrNothing: false });
-    const tagRefs = (names: readonly string[]) => names.map((tag) => ({ id: tagId(workspace, tag), name: tag }));
-    const tagged: string[] = [];
-    for (let start = 0; start < entity.tags.length; start += LIMITS.tagsPerCall) {
-      const change = await this.store.tags.addTags(
-        workspace,
-        actor,
-        { entityId: id },
-        tagRefs(entity.tags.slice(start, start + LIMITS.tagsPerCall)),
-      );
-      if (change.status === "done") tagged.push(...change.tags);
-    }
-    let observationTags = 0;
-    for (const [content, names] of entity.observationTags) {
-      const target = { entityId: id, observationId: observationIdOf(id, content) };
-      for (let start = 0; start < names.length; start += LIMITS.tagsPerCall) {
-        const change = await this.store.tags.addTags(workspace, actor, target, tagRefs(names.slice(start, start + LIMITS.tagsPerCall)));
-        if (change.status === "done") observationTags += change.tags.length;
-      }
-    }
-    return {
-      entityName: entity.name,
-      entityId: id,
-      restoredAsOf: at !== undefined ? new Date(at).toISOString() : (deletion?.at ?? entity.updatedAt),
-      observations: entity.observations.length,
-      relations: created.length,
-      relationsSkipped: node.relations.length - created.length,
-      tags: tagged,
-      observationTags,
-    };
+  /** Brings back a deleted entity (docs/history.md#restoring-a-deleted-entity; restore.ts). */
+  restoreEntity(workspace: string, actor: Actor, name: string, asOf?: string): Promise<RestoreReport> {
+    return new EntityRestore(this.store, (ws, time) => this.checkAsOf(ws, time)).restore(workspace, actor, name, asOf);
   }
 
   /**

@@ -9,7 +9,8 @@ export const getEntityHistory = defineTool({
   title: "An entity's history",
   description:
     "Every recorded change that touched one entity (given by entityName or entityId), oldest first: its creation, updates, " +
-    "observations, relations and tags, and its deletion. Works after the entity was deleted, to see what it held.",
+    "observations, relations and tags, and its deletion. Works after the entity was deleted, to see what it held. Each event " +
+    "lists only its changes to this entity (get_changes gives whole events), with its time and principal.",
   input: { entityName: entityName.optional(), entityId: entityId.optional(), ...pageInput },
   output: eventsOutput,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },

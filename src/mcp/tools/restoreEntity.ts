@@ -9,7 +9,9 @@ export const restoreEntity = defineTool({
   description:
     "Bring back a deleted entity as it was at asOf (an ISO 8601 time; default: just before its last deletion): its type, " +
     "metadata, observations, tags, and its relations to entities that exist now (relations to entities since deleted are " +
-    "skipped). The restore is a write like any other, recorded in the history, so it can be undone with delete_entities.",
+    "skipped). The restore is a write like any other, recorded in the history, so it can be undone with delete_entities. " +
+    "Refused, writing nothing: an entity that exists (also when another call creates it first), a source of merge_entities " +
+    "without asOf (the message says how to split it back), and a state retention no longer holds in full.",
   input: {
     entityName,
     asOf: z.string().optional().describe("ISO 8601 time to restore the entity as it was then. Default: just before its deletion."),
