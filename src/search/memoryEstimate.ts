@@ -11,7 +11,7 @@ import type { Metadata, TagDefinition } from "../domain/model.js";
  * The estimate is kept per entity and per relation and updated for what each applied event touched, so keeping it costs
  * the size of the changes, not a walk over the whole workspace.
  */
-export const BYTES = {
+const BYTES = {
   /** Per character of an entity's searchable text (name, type, observations): the string, and MiniSearch's terms and postings. */
   char: 4,
   /** Per character of any other string held (ids, times, authors, tag names, metadata strings). */
@@ -54,7 +54,7 @@ const stringBytes = (value: string) => BYTES.stringObject + BYTES.string * value
 const measuredMetadata = new WeakMap<object, number>();
 
 /** The heap a metadata tree holds (jsonBytes), measured once per tree. */
-export function metadataBytes(metadata: Metadata): number {
+function metadataBytes(metadata: Metadata): number {
   let bytes = measuredMetadata.get(metadata);
   if (bytes === undefined) {
     bytes = jsonBytes(metadata);
@@ -79,7 +79,7 @@ function jsonBytes(value: unknown): number {
 }
 
 /** An entity's heap: fixed cost, searchable text, metadata, tags, and each observation with its tags. */
-export function entityBytes(entity: EntityFootprint): number {
+function entityBytes(entity: EntityFootprint): number {
   let bytes = BYTES.entity + BYTES.char * (entity.name.length + entity.entityType.length) + metadataBytes(entity.metadata);
   for (const tag of entity.tags) bytes += BYTES.tag + stringBytes(tag);
   for (const [content, tags] of entity.observations) {
@@ -90,7 +90,7 @@ export function entityBytes(entity: EntityFootprint): number {
 }
 
 /** A relation's heap (held once, listed from both ends): fixed cost, its strings and its metadata. */
-export function relationBytes(relation: RelationFootprint): number {
+function relationBytes(relation: RelationFootprint): number {
   return (
     BYTES.relation +
     BYTES.char * relation.relationType.length +
@@ -99,7 +99,7 @@ export function relationBytes(relation: RelationFootprint): number {
   );
 }
 
-export function definitionBytes(definition: TagDefinition): number {
+function definitionBytes(definition: TagDefinition): number {
   return BYTES.definition + BYTES.string * (definition.name.length + definition.category.length + definition.description.length);
 }
 
