@@ -8,7 +8,7 @@ import type { TraversalPort } from "../domain/navigation.js";
 import { byCreation, compareText, orderKey } from "../domain/order.js";
 import { searchTextOf, substringRank, type SearchText } from "../domain/search.js";
 import type { StoredPage } from "../domain/store.js";
-import { MemoryEstimate } from "./memoryEstimate.js";
+import { MemoryEstimate, type EstimatedGraph } from "./memoryEstimate.js";
 import { normalizedText, normalizeTerm, termsOf, tokenize } from "./text.js";
 
 /** One entity as the index holds it: observations by content (unique within an entity), in the order added. */
@@ -72,8 +72,13 @@ export class WorkspaceIndex {
   private sortedIds: string[] | undefined;
   private firstWriteAt: string | undefined;
   private lastWriteAt: string | undefined;
-  /** Kept per entity and relation as events apply (memoryEstimate.ts). */
+  /** Kept per entity and relation as events apply (memoryEstimate.ts), looking up what is held through `held`. */
   private memory = new MemoryEstimate();
+  private readonly held: EstimatedGraph = {
+    entity: (id) => this.items.get(id),
+    relation: (id) => this.relations.get(id),
+    definitions: () => this.definitions.values(),
+  };
 
   private constructor(
     public position: FeedPosition,
@@ -108,11 +113,7 @@ export class WorkspaceIndex {
       if (item) this.text.add(docOf(item));
     }
     this.stale.clear();
-    this.memory.update(events, {
-      entity: (id) => this.items.get(id),
-      relation: (id) => this.relations.get(id),
-      definitions: () => this.definitions.values(),
-    });
+    this.memory.update(events, this.held);
   }
 
   estimatedBytes(): number {
