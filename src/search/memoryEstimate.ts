@@ -141,21 +141,17 @@ export class MemoryEstimate {
     const entities = new Set<string>();
     const relations = new Set<string>();
     let definitions = false;
+    let removed = false;
     for (const event of events) {
       for (const change of event.changes) {
+        removed ||= change.kind === "entity.deleted";
         if (change.entityId !== undefined) entities.add(change.entityId);
         if (change.relationId !== undefined) relations.add(change.relationId);
-        if (change.tagName !== undefined && change.entityId === undefined) definitions = true;
-        // Tagging an entity or observation may create the tag's definition.
-        if (change.tagName !== undefined && change.entityId !== undefined && change.kind !== "tag.deleted") definitions = true;
+        // A definition changed, or tagging an entity or observation may have created one.
+        if (change.tagName !== undefined && (change.entityId === undefined || change.kind !== "tag.deleted")) definitions = true;
       }
     }
-    let removed = false;
-    for (const id of entities) {
-      const entity = graph.entity(id);
-      removed ||= entity === undefined;
-      this.setEntity(id, entity);
-    }
+    for (const id of entities) this.setEntity(id, graph.entity(id));
     // A deleted entity takes its relations along, with or without relation events of their own: look for them (once per
     // batch that deleted, so the estimate holds no second adjacency).
     if (removed) for (const id of this.relations.keys()) if (!graph.relation(id)) relations.add(id);
