@@ -158,6 +158,31 @@ describe("the session cookie", () => {
       await withoutKey.close();
     }
   });
+
+  test("ends at once when its key's secret is replaced under the same id, on any instance", async () => {
+    const { cookie } = await session(home, KEYS.home);
+    // The same entries, with entry "home" holding a new secret: what an operator does to rotate a leaked key.
+    const rotated = ENTRIES.map((entry) =>
+      entry.id === "home" ? { ...entry, sha256: hashApiKey("viewer-home-key-rotated-0123") } : entry,
+    );
+    const afterRotation = await startTestServer({ env: { MEMORY_AUTH: "keys", MEMORY_API_KEYS: JSON.stringify(rotated) } });
+    try {
+      const base = `${afterRotation.url}/api/workspaces/${home}`;
+      const data = await rpc(`${base}/view/mcp`, { cookie }, "tools/list");
+      expect(data.status).toBe(401);
+      const body = (await data.json()) as { error: string; message: string };
+      expect(body.error).toBe("Unauthorized");
+      expect(body.message).toMatch(/key was changed or removed\. Sign in again/);
+      expect((await fetch(`${base}/view`, { headers: { cookie } })).status).toBe(401);
+      // The new secret signs in again; the old one is refused.
+      expect((await fetch(`${base}/view/session`, { method: "POST", headers: bearer("viewer-home-key-rotated-0123") })).status).toBe(204);
+      expect((await fetch(`${base}/view/session`, { method: "POST", headers: bearer(KEYS.home) })).status).toBe(401);
+    } finally {
+      await afterRotation.close();
+    }
+    // The instance that still holds the old secret keeps the session.
+    expect((await rpc(view(home, "/mcp"), { cookie }, "tools/list")).status).toBe(200);
+  });
 });
 
 describe("the data route only reads", () => {

@@ -98,7 +98,7 @@ export class CurationService {
     const candidates = (await this.candidatesOf(workspace)).filter(
       (candidate) => options.entityType === undefined || candidate.entityType === options.entityType,
     );
-    return { ...findDuplicates(candidates, { threshold, limit }), entities: candidates.length };
+    return { ...(await findDuplicates(candidates, { threshold, limit })), entities: candidates.length };
   }
 
   /**

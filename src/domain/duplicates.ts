@@ -92,13 +92,25 @@ function abbreviates(a: readonly string[], b: readonly string[]): boolean {
 
 const normalisedText = (text: string) => nameTokens(text).join(" ");
 
-/** |A ∩ B| / |A ∪ B|, and the size of the intersection. */
-function overlap(left: Iterable<string>, right: Iterable<string>): { jaccard: number; shared: number } {
-  const a = new Set(left);
-  const b = new Set(right);
+/**
+ * A candidate as pairs are scored from it, made once per entity however many pairs it is in: its observations as ids of
+ * their normalised text (one id per distinct text in the whole call), and its neighbours as a set. Scoring a pair is then
+ * set lookups, never the text again, so the text is read and normalised once per call.
+ */
+interface Prepared {
+  candidate: DuplicateCandidate;
+  observations: Set<number>;
+  neighbours: Set<string>;
+}
+
+/** |A ∩ B| / |A ∪ B|, and the size of the intersection; `skip` leaves one member out of both sides. */
+function overlap<T>(a: ReadonlySet<T>, b: ReadonlySet<T>, skip?: { a?: T; b?: T }): { jaccard: number; shared: number } {
   let shared = 0;
-  for (const item of a) if (b.has(item)) shared += 1;
-  const union = a.size + b.size - shared;
+  const [small, large] = a.size <= b.size ? [a, b] : [b, a];
+  for (const item of small) if (large.has(item) && item !== skip?.a && item !== skip?.b) shared += 1;
+  const sizeA = a.size - (skip?.b !== undefined && a.has(skip.b) ? 1 : 0);
+  const sizeB = b.size - (skip?.a !== undefined && b.has(skip.a) ? 1 : 0);
+  const union = sizeA + sizeB - shared;
   return { jaccard: union === 0 ? 0 : shared / union, shared };
 }
 
@@ -106,7 +118,9 @@ function overlap(left: Iterable<string>, right: Iterable<string>): { jaccard: nu
  * A pair's score: the names' similarity, scaled down when the types differ, plus up to EVIDENCE_WEIGHT each for
  * shared observations and shared neighbours (evidence that two differently written names are one thing).
  */
-function scorePair(a: DuplicateCandidate, b: DuplicateCandidate): { score: number; reasons: string[] } {
+function scorePair(left: Prepared, right: Prepared): { score: number; reasons: string[] } {
+  const a = left.candidate;
+  const b = right.candidate;
   const name = nameSimilarity(a.name, b.name);
   const reasons = [name.reason];
   let score = name.score;
@@ -115,35 +129,78 @@ function scorePair(a: DuplicateCandidate, b: DuplicateCandidate): { score: numbe
     score *= 0.7;
     reasons.push(`different types '${a.entityType}' and '${b.entityType}'`);
   }
-  const observations = overlap(a.observations.map(normalisedText), b.observations.map(normalisedText));
+  const observations = overlap(left.observations, right.observations);
   if (observations.shared > 0) {
     score += EVIDENCE_WEIGHT * observations.jaccard;
     reasons.push(`${observations.shared} observation${observations.shared === 1 ? "" : "s"} in common`);
   }
-  const neighbours = overlap(
-    a.neighbours.filter((id) => id !== b.id),
-    b.neighbours.filter((id) => id !== a.id),
-  );
+  // Each one's neighbours other than the other one.
+  const neighbours = overlap(left.neighbours, right.neighbours, { a: a.id, b: b.id });
   if (neighbours.shared > 0) {
     score += EVIDENCE_WEIGHT * neighbours.jaccard;
     reasons.push(`${neighbours.shared} neighbour${neighbours.shared === 1 ? "" : "s"} in common`);
   }
-  if (a.neighbours.includes(b.id) || b.neighbours.includes(a.id)) reasons.push("related to each other");
+  if (left.neighbours.has(b.id) || right.neighbours.has(a.id)) reasons.push("related to each other");
   return { score: Math.min(1, Math.round(score * 1000) / 1000), reasons };
 }
 
 /**
- * The pairs scoring at least `threshold`, best first, at most `limit`; and how many pairs were compared
- * (each pair sharing a block once; blocks over MAX_BLOCK_SIZE are skipped).
+ * Hands the event loop back (setImmediate) once YIELD_AFTER_MS of work has run since the last time, so a large
+ * detection never holds an instance's other requests (health probes included) for long (docs/curate.md#detect_duplicate_entities).
  */
-export function findDuplicates(
+const YIELD_AFTER_MS = 20;
+function yielder(): () => Promise<void> | undefined {
+  let since = performance.now();
+  const resume = (resolve: () => void) =>
+    setImmediate(() => {
+      since = performance.now();
+      resolve();
+    });
+  // undefined while the slice has time left, so the caller skips even the await (a microtask per comparison).
+  return () => (performance.now() - since < YIELD_AFTER_MS ? undefined : new Promise<void>(resume));
+}
+
+/** Each candidate prepared once (Prepared): every observation normalised once, and equal texts given one id. */
+async function prepare(candidates: readonly DuplicateCandidate[], pause: () => Promise<void> | undefined): Promise<Prepared[]> {
+  const textIds = new Map<string, number>();
+  const prepared: Prepared[] = [];
+  for (const candidate of candidates) {
+    const observations = new Set<number>();
+    for (const content of candidate.observations) {
+      const text = normalisedText(content);
+      let id = textIds.get(text);
+      if (id === undefined) {
+        id = textIds.size;
+        textIds.set(text, id);
+      }
+      observations.add(id);
+    }
+    prepared.push({ candidate, observations, neighbours: new Set(candidate.neighbours) });
+    const due = pause();
+    if (due) await due;
+  }
+  return prepared;
+}
+
+/**
+ * The pairs scoring at least `threshold`, best first, at most `limit`; and how many pairs were compared
+ * (each pair sharing a block once; blocks over MAX_BLOCK_SIZE are skipped). Asynchronous only to yield the
+ * event loop between pieces of work: the result is the same as if it ran in one go.
+ */
+export async function findDuplicates(
   candidates: readonly DuplicateCandidate[],
   options: { threshold: number; limit: number },
-): { pairs: DuplicatePair[]; comparisons: number } {
+): Promise<{ pairs: DuplicatePair[]; comparisons: number }> {
+  const pause = yielder();
   const blocks = new Map<string, number[]>();
   candidates.forEach((candidate, i) => {
-    for (const key of blockingKeys(candidate.name)) blocks.set(key, [...(blocks.get(key) ?? []), i]);
+    for (const key of blockingKeys(candidate.name)) {
+      const members = blocks.get(key);
+      if (members) members.push(i);
+      else blocks.set(key, [i]);
+    }
   });
+  const prepared = await prepare(candidates, pause);
   const compared = new Set<string>();
   const pairs: DuplicatePair[] = [];
   for (const members of blocks.values()) {
@@ -153,11 +210,12 @@ export function findDuplicates(
         const key = `${members[x]!}:${members[y]!}`;
         if (compared.has(key)) continue;
         compared.add(key);
-        const a = candidates[members[x]!]!;
-        const b = candidates[members[y]!]!;
+        const a = prepared[members[x]!]!;
+        const b = prepared[members[y]!]!;
         const { score, reasons } = scorePair(a, b);
-        if (score < options.threshold) continue;
-        pairs.push({ a: summary(a), b: summary(b), score, reasons });
+        if (score >= options.threshold) pairs.push({ a: summary(a.candidate), b: summary(b.candidate), score, reasons });
+        const due = pause();
+        if (due) await due;
       }
     }
   }

@@ -14,7 +14,7 @@ import { answerMcp } from "./mcpExchange.js";
 import { errorResponse, methodNotAllowed } from "./responses.js";
 import { ROUTE_PATHS } from "./routes.js";
 import { assetResponse, viewerAssets, type ViewerFile } from "./viewerAssets.js";
-import { mintSession, SESSION_COOKIE, SESSION_SECONDS, sessionKeyFrom, verifySession } from "./viewerSession.js";
+import { credentialFingerprint, mintSession, SESSION_COOKIE, SESSION_SECONDS, sessionKeyFrom, verifySession } from "./viewerSession.js";
 
 /**
  * The viewer (docs/viewer.md): a read-only page per workspace at GET /api/workspaces/{ws}/view, protected like the MCP
@@ -150,7 +150,10 @@ async function authenticateViewer(
   else if (!hasHeader && !options.headerOnly && getCookie(c, SESSION_COOKIE) !== undefined) {
     principal = await sessionPrincipal(getCookie(c, SESSION_COOKIE) ?? "", deps, workspace);
     if (!principal) {
-      return refuse(401, "The viewer session has expired or was not issued for this workspace. Sign in again with your key.");
+      return refuse(
+        401,
+        "The viewer session has expired, was not issued for this workspace, or its key was changed or removed. Sign in again with your key.",
+      );
     }
   } else {
     const authentication = await authenticate(request);
@@ -182,7 +185,16 @@ async function sessionSetCookie(c: Context, deps: ViewerDeps, workspace: string,
   const key = sessionKeyFrom(await deps.sessionKey());
   const access = accessTo(principal, workspace) ?? "read";
   const expires = Math.floor(Date.now() / 1000) + SESSION_SECONDS;
-  const token = mintSession(key, { workspace, principalId: principal.id, kind: principal.kind, access, expires });
+  const entry = principal.kind === "key" ? keyEntryOf(deps.auth.settings, principal.id) : undefined;
+  const credential = entry ? credentialFingerprint(key, entry.sha256) : undefined;
+  const token = mintSession(key, {
+    workspace,
+    principalId: principal.id,
+    kind: principal.kind,
+    access,
+    expires,
+    ...(credential !== undefined ? { credential } : {}),
+  });
   const secure = new URL(c.req.url).protocol === "https:" || deps.auth.settings.publicUrl?.startsWith("https:") === true;
   return generateCookie(SESSION_COOKIE, token, {
     path: viewerPath(workspace),
@@ -193,13 +205,21 @@ async function sessionSetCookie(c: Context, deps: ViewerDeps, workspace: string,
   });
 }
 
+/** The configured key a `key:<id>` principal names, if it is still configured. */
+function keyEntryOf(settings: AuthSettings, principalId: string) {
+  const { mode } = settings;
+  return mode.kind === "required" ? mode.keys?.find((candidate) => `key:${candidate.id}` === principalId) : undefined;
+}
+
 /**
  * The principal a session token stands for, when it is valid for this workspace. A key's session also ends as soon as
- * the key is no longer configured with a grant for the workspace (an Entra session lasts until it expires).
+ * the key is no longer configured with a grant for the workspace, or its secret is replaced under the same id (the token
+ * carries a fingerprint of the secret it was minted with); an Entra session lasts until it expires.
  */
 async function sessionPrincipal(token: string, deps: ViewerDeps, workspace: string): Promise<Principal | undefined> {
   if (!deps.sessionKey) return undefined;
-  const session = verifySession(sessionKeyFrom(await deps.sessionKey()), token, workspace, Math.floor(Date.now() / 1000));
+  const key = sessionKeyFrom(await deps.sessionKey());
+  const session = verifySession(key, token, workspace, Math.floor(Date.now() / 1000));
   if (!session) return undefined;
   const principal: Principal = {
     id: session.principalId,
@@ -207,9 +227,9 @@ async function sessionPrincipal(token: string, deps: ViewerDeps, workspace: stri
     grants: [{ workspaces: [workspace], access: session.access }],
   };
   if (session.kind !== "key") return principal;
-  const { mode } = deps.auth.settings;
-  const entry = mode.kind === "required" ? mode.keys?.find((candidate) => `key:${candidate.id}` === session.principalId) : undefined;
-  const stillGranted = entry && accessTo({ ...principal, grants: [{ workspaces: entry.workspaces, access: entry.access }] }, workspace);
+  const entry = keyEntryOf(deps.auth.settings, session.principalId);
+  if (!entry || session.credential !== credentialFingerprint(key, entry.sha256)) return undefined;
+  const stillGranted = accessTo({ ...principal, grants: [{ workspaces: entry.workspaces, access: entry.access }] }, workspace);
   return stillGranted ? principal : undefined;
 }
 

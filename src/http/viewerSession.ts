@@ -18,6 +18,11 @@ export interface ViewSession {
   access: Access;
   /** Seconds since the epoch. */
   expires: number;
+  /**
+   * For a key's session: the fingerprint of the key's secret it was minted with (credentialFingerprint), so replacing
+   * the secret under the same id ends the session at once (docs/viewer.md#sessions).
+   */
+  credential?: string;
 }
 
 /** The session key: HMAC(cursor key, "view-session"), so a session token can never pass as a cursor or the reverse. */
@@ -27,9 +32,24 @@ export function sessionKeyFrom(cursorKey: Uint8Array): Buffer {
 
 const sign = (key: Uint8Array, payload: string) => createHmac("sha256", key).update(payload).digest();
 
+/**
+ * A key's secret as a session carries it: HMAC(session key, "credential:" + the secret's SHA-256 digest), truncated.
+ * Keyed, so the token (which anyone holding the cookie can decode) tells nothing about the secret or its digest.
+ */
+export function credentialFingerprint(key: Uint8Array, secretDigestHex: string): string {
+  return createHmac("sha256", key).update(`credential:${secretDigestHex.toLowerCase()}`).digest().subarray(0, 16).toString("base64url");
+}
+
 export function mintSession(key: Uint8Array, session: ViewSession): string {
   const payload = Buffer.from(
-    JSON.stringify({ ws: session.workspace, sub: session.principalId, kind: session.kind, acc: session.access, exp: session.expires }),
+    JSON.stringify({
+      ws: session.workspace,
+      sub: session.principalId,
+      kind: session.kind,
+      acc: session.access,
+      exp: session.expires,
+      ...(session.credential !== undefined ? { cred: session.credential } : {}),
+    }),
   ).toString("base64url");
   return `${payload}.${sign(key, payload).toString("base64url")}`;
 }
@@ -41,14 +61,15 @@ export function verifySession(key: Uint8Array, token: string, workspace: string,
   const expected = sign(key, payload);
   const presented = Buffer.from(signature, "base64url");
   if (presented.length !== expected.length || !timingSafeEqual(presented, expected)) return undefined;
-  let claims: { ws?: unknown; sub?: unknown; kind?: unknown; acc?: unknown; exp?: unknown };
+  let claims: { ws?: unknown; sub?: unknown; kind?: unknown; acc?: unknown; exp?: unknown; cred?: unknown };
   try {
     claims = JSON.parse(Buffer.from(payload, "base64url").toString("utf8")) as typeof claims;
   } catch {
     return undefined;
   }
-  const { ws, sub, kind, acc, exp } = claims;
+  const { ws, sub, kind, acc, exp, cred } = claims;
   if (ws !== workspace || typeof sub !== "string" || typeof exp !== "number" || exp <= nowSeconds) return undefined;
   if ((kind !== "anonymous" && kind !== "key" && kind !== "entra") || (acc !== "read" && acc !== "write")) return undefined;
-  return { workspace, principalId: sub, kind, access: acc, expires: exp };
+  if (cred !== undefined && typeof cred !== "string") return undefined;
+  return { workspace, principalId: sub, kind, access: acc, expires: exp, ...(cred !== undefined ? { credential: cred } : {}) };
 }

@@ -8,6 +8,7 @@ import type { TraversalPort } from "../domain/navigation.js";
 import { byCreation, compareText, orderKey } from "../domain/order.js";
 import { searchTextOf, substringRank, type SearchText } from "../domain/search.js";
 import type { StoredPage } from "../domain/store.js";
+import { MemoryEstimate, type EstimatedGraph } from "./memoryEstimate.js";
 import { normalizedText, normalizeTerm, termsOf, tokenize } from "./text.js";
 
 /** One entity as the index holds it: observations by content (unique within an entity), in the order added. */
@@ -47,13 +48,6 @@ const PRUNE_FROM_ENTITIES = 1000;
 /** How many entities get_stats lists as the most connected. */
 const MOST_CONNECTED = 10;
 
-/**
- * Bytes the index holds, estimated from what it holds: per character of text (stored once and
- * indexed once) and per entity, observation and relation. Fitted to the heap bench/searchLibraries.ts
- * measures at 10,000 entities with 5 long and with 3 short observations (docs/search.md#memory).
- */
-const BYTES = { char: 4, entity: 1600, observation: 160, relation: 600 };
-
 const FUZZY = (term: string): number | false => (term.length >= 8 ? 2 : term.length >= 5 ? 1 : false);
 const BOOST = { name: 4, entityType: 1.5, observations: 1 };
 
@@ -78,7 +72,13 @@ export class WorkspaceIndex {
   private sortedIds: string[] | undefined;
   private firstWriteAt: string | undefined;
   private lastWriteAt: string | undefined;
-  private bytes = 0;
+  /** Kept per entity and relation as events apply (memoryEstimate.ts), looking up what is held through `held`. */
+  private memory = new MemoryEstimate();
+  private readonly held: EstimatedGraph = {
+    entity: (id) => this.items.get(id),
+    relation: (id) => this.relations.get(id),
+    definitions: () => this.definitions.values(),
+  };
 
   private constructor(
     public position: FeedPosition,
@@ -94,14 +94,14 @@ export class WorkspaceIndex {
     for (const tag of snapshot.tags) index.definitions.set(tag.name, tag);
     index.text.addAll([...index.items.values()].map(docOf));
     index.stale.clear();
+    index.memory = MemoryEstimate.of(index.items, index.relations, index.definitions.values());
     index.apply(snapshot.events);
-    if (snapshot.events.length === 0) index.bytes = index.estimate(); // apply() left it: nothing to apply
     return index;
   }
 
   /** Applies events in feed order, then re-indexes the entities whose text changed. */
   apply(events: readonly ChangeEvent[]): void {
-    // Most reads bring no event: leave the estimate (a walk over the whole workspace) as it is.
+    // Most reads bring no event: nothing to apply or re-index.
     if (events.length === 0 && this.stale.size === 0) return;
     for (const event of events) {
       event.changes.forEach((change, i) => this.applyChange(change, event, i));
@@ -113,11 +113,11 @@ export class WorkspaceIndex {
       if (item) this.text.add(docOf(item));
     }
     this.stale.clear();
-    this.bytes = this.estimate();
+    this.memory.update(events, this.held);
   }
 
   estimatedBytes(): number {
-    return this.bytes;
+    return this.memory.bytes();
   }
 
   page(options: { limit?: number; after?: string; mode?: ReadMode }): StoredPage {
@@ -522,18 +522,6 @@ export class WorkspaceIndex {
   private observationTags(item: Item, id: string): Set<string> | undefined {
     for (const [content, tags] of item.observations) if (observationId(item.id, content) === id) return tags;
     return undefined;
-  }
-
-  private estimate(): number {
-    let chars = 0;
-    let observations = 0;
-    for (const item of this.items.values()) {
-      chars += item.name.length + item.entityType.length;
-      for (const content of item.observations.keys()) chars += content.length;
-      observations += item.observations.size;
-    }
-    for (const relation of this.relations.values()) chars += relation.relationType.length;
-    return BYTES.char * chars + BYTES.entity * this.items.size + BYTES.observation * observations + BYTES.relation * this.relations.size;
   }
 }
 

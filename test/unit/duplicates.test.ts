@@ -29,9 +29,9 @@ describe("duplicate rules", () => {
     expect(nameSimilarity("A. Smith", "Alice Smith").reason).toMatch(/abbreviates/);
   });
 
-  test("the corpus: every known pair above the default threshold, no known non-duplicate listed", () => {
+  test("the corpus: every known pair above the default threshold, no known non-duplicate listed", async () => {
     expect(CORPUS.length).toBeGreaterThanOrEqual(60);
-    const { pairs, comparisons } = findDuplicates(candidates(), { threshold: DEFAULT_DUPLICATE_THRESHOLD, limit: 1000 });
+    const { pairs, comparisons } = await findDuplicates(candidates(), { threshold: DEFAULT_DUPLICATE_THRESHOLD, limit: 1000 });
     const listed = new Set(pairs.map((pair) => pairKey(pair.a.name, pair.b.name)));
     for (const known of KNOWN_DUPLICATES) expect([known, listed.has(known)]).toEqual([known, true]);
     for (const different of KNOWN_DIFFERENT) expect([different, listed.has(different)]).toEqual([different, false]);
@@ -43,7 +43,7 @@ describe("duplicate rules", () => {
     );
   });
 
-  test("candidate generation grows with the blocks, not the square of the workspace", () => {
+  test("candidate generation grows with the blocks, not the square of the workspace", async () => {
     // 2,000 people in 50 families: everyone shares "person" (a block too big to compare within), each family its name.
     const many = Array.from({ length: 2000 }, (_, i) => ({
       id: String(i),
@@ -52,7 +52,7 @@ describe("duplicate rules", () => {
       observations: [],
       neighbours: [],
     }));
-    const { comparisons } = findDuplicates(many, { threshold: 0.8, limit: 10 });
+    const { comparisons } = await findDuplicates(many, { threshold: 0.8, limit: 10 });
     const allPairs = (2000 * 1999) / 2;
     expect(comparisons).toBeGreaterThan(0);
     expect(comparisons).toBeLessThan(allPairs / 20);

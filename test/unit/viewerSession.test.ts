@@ -1,5 +1,5 @@
 import { describe, expect, test } from "@jest/globals";
-import { mintSession, sessionKeyFrom, verifySession, type ViewSession } from "../../src/http/viewerSession.js";
+import { credentialFingerprint, mintSession, sessionKeyFrom, verifySession, type ViewSession } from "../../src/http/viewerSession.js";
 
 /** The viewer's session token, without storage or HTTP: what it binds, and what it refuses. */
 const cursorKey = new Uint8Array(32).fill(7);
@@ -30,6 +30,15 @@ describe("the viewer session token", () => {
       "base64url",
     );
     expect(verifySession(key, `${forged}.${signature}`, "team-a", NOW)).toBeUndefined();
+  });
+
+  test("carries a keyed fingerprint of the key's secret, which differs per secret and reveals no digest", () => {
+    const digest = "ab".repeat(32);
+    const credential = credentialFingerprint(key, digest);
+    expect(verifySession(key, mintSession(key, { ...session, credential }), "team-a", NOW)?.credential).toBe(credential);
+    expect(credentialFingerprint(key, "cd".repeat(32))).not.toBe(credential);
+    expect(credentialFingerprint(sessionKeyFrom(new Uint8Array(32).fill(8)), digest)).not.toBe(credential);
+    expect(mintSession(key, { ...session, credential })).not.toContain(digest);
   });
 
   test("garbage is refused without throwing", () => {
