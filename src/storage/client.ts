@@ -3,7 +3,8 @@ import { DefaultAzureCredential, ManagedIdentityCredential, type TokenCredential
 import type { PipelinePolicy } from "@azure/core-rest-pipeline";
 import { RequestCounter } from "./requestCounter.js";
 import type { StorageSettings } from "./settings.js";
-import { ConditionalDeletes, TableGateway, TableState, type Clock } from "./gateway.js";
+import type { Clock } from "./clock.js";
+import { ConditionalDeletes, TableGateway, TableState } from "./gateway.js";
 import { classifyStorageError } from "./errors.js";
 
 /**

@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { PipelinePolicy } from "@azure/core-rest-pipeline";
 import { odata, type TableClient, type TransactionAction, type UpdateMode } from "@azure/data-tables";
+import type { Clock } from "./clock.js";
 import { classifyStorageError, toMemoryError } from "./errors.js";
 import type { KeyRange } from "./keys.js";
 import type { Row } from "./rowWrites.js";
@@ -90,9 +91,6 @@ export class ConditionalDeletes {
  * with domain errors (a read has no race to settle). Writes fail with the storage error itself, for
  * the caller to classify: most writes settle races by reading again (see retrying.ts).
  */
-/** Milliseconds since the epoch, as this instance's clock reads them (a test can run one instance's clock off). */
-export type Clock = () => number;
-
 export class TableGateway {
   constructor(
     private readonly table: TableClient,

@@ -3,7 +3,7 @@ import { observationId } from "../domain/ids.js";
 import type { Actor } from "../domain/model.js";
 import { orderKey } from "../domain/order.js";
 import type { RelationWrite } from "../domain/store.js";
-import type { Clock } from "./gateway.js";
+import type { Clock } from "./clock.js";
 import { relationRowKeys, rowKey } from "./keys.js";
 import { newVersion } from "./versions.js";
 import { kindOf, type EntityRow, type ObservationRow, type RelationRow, type StoredRow } from "./rows.js";
