@@ -1,0 +1,171 @@
+import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
+import { TableClient } from "@azure/data-tables";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { entityId } from "../src/domain/ids.js";
+import { ownerOf, relationRowKeys } from "../src/storage/keys.js";
+import { connectClient, failed, ok, startTestServer, TEST_TABLE, testConnectionString, uniqueWorkspace } from "./support/harness.js";
+import type { McpTestClient, TestServer } from "./support/harness.js";
+import { partitionRows, type RawRow } from "./support/rawRows.js";
+
+/**
+ * merge_entities racing other writes (docs/curate.md#merge_entities, docs/architecture.md "Concurrency rules"), through
+ * two server instances on one Azurite, checked on the raw rows. What must hold whatever the answers: every acknowledged
+ * observation, relation and tag is on an entity that exists, no row outlives its entity, and a merge answers success or
+ * a ConflictError that says what to do.
+ */
+let servers: TestServer[] = [];
+let clients: McpTestClient[] = [];
+let table: TableClient;
+
+beforeAll(async () => {
+  servers = [await startTestServer(), await startTestServer()];
+  clients = await Promise.all(servers.map((server) => connectClient(server.url)));
+  table = TableClient.fromConnectionString(testConnectionString(), TEST_TABLE, { allowInsecureConnection: true });
+});
+
+afterAll(async () => {
+  await Promise.all(clients.map((client) => client.close()));
+  await Promise.all(servers.map((server) => server.close()));
+});
+
+const ROUNDS = 20;
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const contents = (prefix: string, count: number) => Array.from({ length: count }, (_, i) => `${prefix} fact ${i}`);
+const call = (client: McpTestClient, ws: string, name: string, args: Record<string, unknown>) =>
+  client.call(name, { workspaceName: ws, ...args });
+const rawRows = (ws: string) => partitionRows(table, ws, ["event", "workspace", "history-pruned"]);
+
+/** What the rows hold, and what is wrong with them: rows whose entity (or tag link, or observation) is gone. */
+function inspect(rows: RawRow[]) {
+  const keys = new Set(rows.map((row) => row.rowKey));
+  const entities = new Map(rows.filter((row) => row.kind === "entity").map((row) => [row.rowKey, String(row.name)]));
+  const orphans: string[] = [];
+  for (const row of rows) {
+    switch (row.kind) {
+      case "observation":
+      case "entity-tag":
+      case "edge-in":
+      case "edge-out":
+        if (!entities.has(ownerOf(row.rowKey))) orphans.push(`${row.kind} ${row.rowKey}`);
+        break;
+      case "observation-tag": {
+        const observationKey = row.rowKey.slice(0, row.rowKey.lastIndexOf("~t~"));
+        if (!keys.has(observationKey) || !entities.has(ownerOf(row.rowKey))) orphans.push(`${row.kind} ${row.rowKey}`);
+        break;
+      }
+      case "relation": {
+        const ref = { id: String(row.relationId), fromEntityId: String(row.fromId), toEntityId: String(row.toId) };
+        if (!relationRowKeys(ref).every((key) => keys.has(key))) orphans.push(`relation without its edges ${row.rowKey}`);
+        break;
+      }
+      default:
+    }
+  }
+  const observations = rows.filter((row) => row.kind === "observation" && entities.has(ownerOf(row.rowKey)));
+  const perEntity = new Map<string, string[]>();
+  for (const row of observations) perEntity.set(ownerOf(row.rowKey), [...(perEntity.get(ownerOf(row.rowKey)) ?? []), String(row.content)]);
+  const duplicates = [...perEntity.values()].flatMap((list) => list.filter((content, i) => list.indexOf(content) !== i));
+  const relations = rows
+    .filter((row) => row.kind === "relation")
+    .map((row) => ({ from: String(row.fromId), type: String(row.relationType), to: String(row.toId) }));
+  const entityTags = rows
+    .filter((row) => row.kind === "entity-tag" && entities.has(ownerOf(row.rowKey)))
+    .map((row) => ({ entity: ownerOf(row.rowKey), tag: String(row.tagName) }));
+  return { entities, orphans, duplicates, held: new Set(observations.map((row) => String(row.content))), relations, entityTags };
+}
+
+/** A merge's answer: success, or a ConflictError (NotFoundError when its target went first) whose message says what to do. */
+function outcome(result: CallToolResult): "ok" | "conflict" | "gone" {
+  if (!result.isError) return "ok";
+  const error = failed(result);
+  if (error.error === "ConflictError") {
+    expect(error.message).toMatch(/[Rr]etry|merge again/);
+    return "conflict";
+  }
+  expect([error.error, error.message]).toEqual(["NotFoundError", expect.stringMatching(/not found/)]);
+  return "gone";
+}
+
+describe("crossed merges: A into B on one instance while B into A on another", () => {
+  const PER_ENTITY = 120;
+  const NEIGHBOURS = 4;
+
+  test(`${ROUNDS} rounds: every observation, relation and tag survives on an entity that exists`, async () => {
+    const figures: string[] = [];
+    let lostTotal = 0;
+    const problems: string[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      const ws = uniqueWorkspace("xmerge");
+      const [one, two] = clients as [McpTestClient, McpTestClient];
+      const shared = contents("shared", 5); // on both: a duplicate for either merge
+      const aFacts = [...contents("a", PER_ENTITY), ...shared];
+      const bFacts = [...contents("b", PER_ENTITY), ...shared];
+      const neighbours = Array.from({ length: NEIGHBOURS }, (_, i) => `N${i}`);
+      ok(
+        await call(one, ws, "create_entities", {
+          entities: [
+            { name: "A", entityType: "t", observations: aFacts },
+            { name: "B", entityType: "t", observations: bFacts },
+            ...neighbours.map((name) => ({ name, entityType: "n", observations: [] })),
+          ],
+        }),
+      );
+      // Both relate to every neighbour the same way (duplicates for either merge), and each has one of its own.
+      ok(
+        await call(one, ws, "create_relations", {
+          relations: [
+            ...neighbours.flatMap((to) => ["A", "B"].map((from) => ({ from, to, relationType: "knows" }))),
+            { from: "A", to: "N0", relationType: "a_only" },
+            { from: "N1", to: "B", relationType: "b_only" },
+          ],
+        }),
+      );
+      ok(await call(one, ws, "tag_entity", { entityName: "A", tagNames: ["shared-tag", "a-tag"] }));
+      ok(await call(one, ws, "tag_entity", { entityName: "B", tagNames: ["shared-tag", "b-tag"] }));
+      ok(await call(one, ws, "tag_observation", { entityName: "A", observationContent: "a fact 3", tagNames: ["a-obs-tag"] }));
+
+      const [intoB, intoA] = await Promise.all([
+        call(one, ws, "merge_entities", { target: "B", sources: ["A"] }),
+        pause(round % 5).then(() => call(two, ws, "merge_entities", { target: "A", sources: ["B"] })),
+      ]);
+      const answers = [outcome(intoB), outcome(intoA)];
+
+      const state = inspect(await rawRows(ws));
+      const lost = [...aFacts, ...bFacts].filter((content) => !state.held.has(content));
+      lostTotal += lost.length;
+      const ids = { A: entityId(ws, "A"), B: entityId(ws, "B") };
+      const merged = [ids.A, ids.B].filter((id) => state.entities.has(id));
+      const related = (type: string, neighbour: string) =>
+        state.relations.some(
+          (r) =>
+            r.type === type &&
+            ((merged.includes(r.from) && r.to === entityId(ws, neighbour)) ||
+              (merged.includes(r.to) && r.from === entityId(ws, neighbour))),
+        );
+      const lostRelations = [
+        ...neighbours.filter((n) => !related("knows", n)).map((n) => `knows ${n}`),
+        ...(related("a_only", "N0") ? [] : ["a_only N0"]),
+        ...(related("b_only", "N1") ? [] : ["b_only N1"]),
+      ];
+      const lostTags = ["shared-tag", "a-tag", "b-tag"].filter(
+        (tag) => !state.entityTags.some((link) => link.tag === tag && merged.includes(link.entity)),
+      );
+      figures.push(`${answers.join("/")} lost ${lost.length} obs, ${lostRelations.length} rel, ${lostTags.length} tags`);
+      if (merged.length === 0) problems.push(`round ${round}: both A and B are gone`);
+      if (answers.filter((answer) => answer === "ok").length > 1) problems.push(`round ${round}: both merges succeeded`);
+      if (answers[0] === "ok" && state.entities.has(ids.A)) problems.push(`round ${round}: A into B succeeded but A is there`);
+      if (answers[1] === "ok" && state.entities.has(ids.B)) problems.push(`round ${round}: B into A succeeded but B is there`);
+      for (const [what, list] of [
+        ["lost observations", lost],
+        ["lost relations", lostRelations],
+        ["lost tags", lostTags],
+        ["orphan rows", state.orphans],
+        ["duplicate contents", state.duplicates],
+      ] as const) {
+        if (list.length > 0) problems.push(`round ${round}: ${list.length} ${what}, e.g. ${list.slice(0, 3).join("; ")}`);
+      }
+    }
+    console.log(`crossed merges, ${ROUNDS} rounds: ${lostTotal} observations lost\n${figures.join("\n")}`);
+    expect(problems).toEqual([]);
+  }, 240_000);
+});
