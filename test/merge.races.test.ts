@@ -169,3 +169,111 @@ describe("crossed merges: A into B on one instance while B into A on another", (
     expect(problems).toEqual([]);
   }, 240_000);
 });
+
+/** The changes of the workspace's raw event rows (docs/history.md: JSON split over c0, c1, ...). */
+async function rawChanges(ws: string): Promise<{ kind: string; entityId?: string; content?: string }[]> {
+  const events = (await partitionRows(table, ws)).filter((row) => row.kind === "event");
+  return events.flatMap((row) => {
+    const json = Array.from({ length: Number(row.chunks) }, (_, i) => String(row[`c${i}`])).join("");
+    return JSON.parse(json) as { kind: string; entityId?: string; content?: string }[];
+  });
+}
+
+describe("merge_entities racing add_observations on its source (two instances)", () => {
+  test(`${ROUNDS} rounds: every acknowledged observation ends on an entity that exists`, async () => {
+    const problems: string[] = [];
+    const answers: string[] = [];
+    let refused = 0;
+    for (let round = 0; round < ROUNDS; round++) {
+      const ws = uniqueWorkspace("xadd");
+      const [one, two] = clients as [McpTestClient, McpTestClient];
+      const sFacts = contents("s", 100);
+      ok(
+        await call(one, ws, "create_entities", {
+          entities: [
+            { name: "T", entityType: "t", observations: contents("t", 10) },
+            { name: "S", entityType: "t", observations: sFacts },
+          ],
+        }),
+      );
+      const acknowledged = [...sFacts, ...contents("t", 10)];
+      const adding = async () => {
+        await pause((round % 10) * 4);
+        for (let i = 0; i < 4; i++) {
+          const fresh = [`late ${i} a`, `late ${i} b`, "s fact 1"];
+          const result = await call(two, ws, "add_observations", { observations: [{ entityName: "S", contents: fresh }] });
+          if (result.isError) {
+            // Only an absent S (merged away) may refuse it.
+            expect(failed(result).error).toBe("NotFoundError");
+            refused += 1;
+            continue;
+          }
+          acknowledged.push(...fresh);
+        }
+      };
+      const [merged] = await Promise.all([call(one, ws, "merge_entities", { target: "T", sources: ["S"] }), adding()]);
+      const answer = outcome(merged);
+      answers.push(answer);
+      const state = inspect(await rawRows(ws));
+      const lost = acknowledged.filter((content) => !state.held.has(content));
+      if (answer === "ok" && state.entities.has(entityId(ws, "S"))) problems.push(`round ${round}: merged, but S is there`);
+      for (const [what, list] of [
+        ["lost observations", lost],
+        ["orphan rows", state.orphans],
+      ] as const) {
+        if (list.length > 0) problems.push(`round ${round}: ${list.length} ${what}, e.g. ${list.slice(0, 3).join("; ")}`);
+      }
+    }
+    console.log(
+      `merge racing add_observations, ${ROUNDS} rounds: ${answers.join(" ")}; adds refused (S gone): ${refused} of ${4 * ROUNDS}`,
+    );
+    expect(problems).toEqual([]);
+  }, 240_000);
+});
+
+describe("merge_entities racing delete_entities of its target (two instances)", () => {
+  test(`${ROUNDS} rounds: no row outlives its entity, and a source observation is on the source or went with the target`, async () => {
+    const problems: string[] = [];
+    const answers: string[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      const ws = uniqueWorkspace("xdel");
+      const [one, two] = clients as [McpTestClient, McpTestClient];
+      const sFacts = contents("s", 100);
+      ok(
+        await call(one, ws, "create_entities", {
+          entities: [
+            { name: "T", entityType: "t", observations: contents("t", 10) },
+            { name: "S", entityType: "t", observations: sFacts },
+            { name: "N", entityType: "n", observations: [] },
+          ],
+        }),
+      );
+      ok(await call(one, ws, "create_relations", { relations: [{ from: "S", to: "N", relationType: "knows" }] }));
+      ok(await call(one, ws, "tag_entity", { entityName: "S", tagNames: ["s-tag"] }));
+      const [merged, deleted] = await Promise.all([
+        call(one, ws, "merge_entities", { target: "T", sources: ["S"] }),
+        pause((round % 10) * 4).then(() => call(two, ws, "delete_entities", { entityNames: ["T"] })),
+      ]);
+      const answer = outcome(merged);
+      answers.push(`${answer}/${deleted.isError ? failed(deleted).error : "ok"}`);
+      const state = inspect(await rawRows(ws));
+      const ids = { S: entityId(ws, "S"), T: entityId(ws, "T") };
+      // What the merge moved onto T before T was deleted went with T (the delete was acknowledged for T and all it held).
+      const movedOntoT = new Set(
+        (await rawChanges(ws)).filter((c) => c.kind === "observation.created" && c.entityId === ids.T).map((c) => String(c.content)),
+      );
+      const unaccounted = sFacts.filter((content) => !state.held.has(content) && !movedOntoT.has(content));
+      if (!deleted.isError && state.entities.has(ids.T)) problems.push(`round ${round}: T deleted, but there`);
+      if (answer === "ok" && state.entities.has(ids.S)) problems.push(`round ${round}: merged, but S is there`);
+      if (answer !== "ok" && !state.entities.has(ids.S)) problems.push(`round ${round}: the merge failed, but S is gone`);
+      for (const [what, list] of [
+        ["unaccounted source observations", unaccounted],
+        ["orphan rows", state.orphans],
+      ] as const) {
+        if (list.length > 0) problems.push(`round ${round}: ${list.length} ${what}, e.g. ${list.slice(0, 3).join("; ")}`);
+      }
+    }
+    console.log(`merge racing delete_entities of its target, ${ROUNDS} rounds (merge/delete): ${answers.join(" ")}`);
+    expect(problems).toEqual([]);
+  }, 240_000);
+});

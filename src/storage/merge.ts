@@ -6,7 +6,7 @@ import type { TableGateway } from "./gateway.js";
 import { readEvents } from "./history.js";
 import { keyRange } from "./keys.js";
 import { planSource, type EntityRange, type PlanContext } from "./mergePlan.js";
-import { retrying } from "./retrying.js";
+import { MAX_ATTEMPTS, retrying } from "./retrying.js";
 import { stampOf } from "./rowWrites.js";
 import { kindOf, text } from "./rows.js";
 import { commitInOrder, transactUnit } from "./transactions.js";
@@ -31,11 +31,12 @@ export async function mergeEntities(
   const report = emptyReport(request);
   const position = { next: 1 };
   let attempts = 0;
+  let gone: Error | undefined;
   // 409: a row a move creates appeared meanwhile; 412: a source changed since the read; 404: a row went away. Read again.
-  await retrying({ retryOn: ["entity-exists", "precondition-failed", "not-found"], exhausted: "conflict" }, async () => {
+  const merging = retrying({ retryOn: ["entity-exists", "precondition-failed", "not-found"], exhausted: "conflict" }, async () => {
     attempts += 1;
     const target = await readRange(gateway, workspace, request.targetId);
-    if (!target) throw await targetGone(gateway, workspace, request, attempts > 1);
+    if (!target) throw (gone = await targetGone(gateway, workspace, request, attempts > 1));
     const read = await Promise.all(request.sources.map((source) => readRange(gateway, workspace, source.id)));
     const absent = request.sources.filter((_, i) => !read[i]);
     // A source already merged into this target (by this call before a retry, or by an interrupted earlier call) is done.
@@ -73,6 +74,15 @@ export async function mergeEntities(
       await transactUnit(gateway, workspace, stamp, plan.final);
     }
   });
+  try {
+    await merging;
+  } catch (error) {
+    if (!(error instanceof ConflictError) || error === gone) throw error;
+    throw new ConflictError(
+      `Other writes kept changing these entities while they were being merged (${MAX_ATTEMPTS} attempts). Every row is on the ` +
+        "target or still on its source: nothing was lost. Retry the call: it completes the merge.",
+    );
+  }
   return report;
 }
 
