@@ -277,3 +277,48 @@ describe("merge_entities racing delete_entities of its target (two instances)", 
     expect(problems).toEqual([]);
   }, 240_000);
 });
+
+describe("merges sharing entities (two instances)", () => {
+  test(`${ROUNDS} rounds: one source into two targets, and two merges into one target sharing a source: nothing lost`, async () => {
+    const problems: string[] = [];
+    const answers: string[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      const ws = uniqueWorkspace("xshare");
+      const [one, two] = clients as [McpTestClient, McpTestClient];
+      const names = ["T1", "T2", "S1", "S2", "S3"];
+      const facts = new Map(names.map((name) => [name, [...contents(name, 40), "common fact"]]));
+      ok(
+        await call(one, ws, "create_entities", {
+          entities: names.map((name) => ({ name, entityType: "t", observations: facts.get(name) })),
+        }),
+      );
+      // Even rounds: S1 into T1 racing S1 into T2. Odd rounds: S1, S2 into T1 racing S2, S3 into T1.
+      const [first, second] =
+        round % 2 === 0
+          ? [
+              { target: "T1", sources: ["S1"] },
+              { target: "T2", sources: ["S1"] },
+            ]
+          : [
+              { target: "T1", sources: ["S1", "S2"] },
+              { target: "T1", sources: ["S2", "S3"] },
+            ];
+      const results = await Promise.all([
+        call(one, ws, "merge_entities", first),
+        pause(round % 5).then(() => call(two, ws, "merge_entities", second)),
+      ]);
+      answers.push(results.map(outcome).join("/"));
+      const state = inspect(await rawRows(ws));
+      const lost = [...new Set([...facts.values()].flat())].filter((content) => !state.held.has(content));
+      for (const [what, list] of [
+        ["lost observations", lost],
+        ["orphan rows", state.orphans],
+        ["duplicate contents", state.duplicates],
+      ] as const) {
+        if (list.length > 0) problems.push(`round ${round}: ${list.length} ${what}, e.g. ${list.slice(0, 3).join("; ")}`);
+      }
+    }
+    console.log(`merges sharing entities, ${ROUNDS} rounds: ${answers.join(" ")}`);
+    expect(problems).toEqual([]);
+  }, 240_000);
+});

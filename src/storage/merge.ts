@@ -40,14 +40,18 @@ export async function mergeEntities(
     const read = await Promise.all(request.sources.map((source) => readRange(gateway, workspace, source.id)));
     const absent = request.sources.filter((_, i) => !read[i]);
     // A source already merged into this target (by this call before a retry, or by an interrupted earlier call) is done.
-    const merged = await Promise.all(
-      absent.map(async (source) => (await lastChange(gateway, workspace, source.id))?.mergedInto === target.id),
-    );
-    const unknown = absent.filter((_, i) => !merged[i]);
+    const last = await Promise.all(absent.map((source) => lastChange(gateway, workspace, source.id)));
+    const unknown = absent.flatMap((source, i) => {
+      const into = last[i]?.mergedInto;
+      if (into === target.id) return [];
+      // Merged into another entity (a concurrent merge, perhaps): say where its data is.
+      return [into !== undefined ? `'${source.label}' (merged into '${last[i]?.mergedIntoName ?? into}')` : `'${source.label}'`];
+    });
     if (unknown.length > 0) {
       throw new NotFoundError(
-        `Source ${unknown.map((source) => `'${source.label}'`).join(", ")} not found (and not merged into '${request.targetLabel}' before). ` +
-          "Nothing was merged. Check the names with search_nodes.",
+        `Source ${unknown.join(", ")} not found (and not merged into '${request.targetLabel}' before). ` +
+          (attempts > 1 ? "It went while this merge ran: what was moved stays on the target. " : "Nothing was merged. ") +
+          "Check the names with search_nodes.",
       );
     }
     const sources = read.filter((source): source is EntityRange => source !== undefined);
