@@ -322,3 +322,58 @@ describe("merges sharing entities (two instances)", () => {
     expect(problems).toEqual([]);
   }, 240_000);
 });
+
+describe("merge_entities racing tag_observation on its source's observations (two instances)", () => {
+  test(`${ROUNDS} rounds: every acknowledged observation tag ends on that observation, on an entity that exists`, async () => {
+    const problems: string[] = [];
+    let acknowledgedTotal = 0;
+    let lostTotal = 0;
+    for (let round = 0; round < ROUNDS; round++) {
+      const ws = uniqueWorkspace("xtag");
+      const [one, two] = clients as [McpTestClient, McpTestClient];
+      const sFacts = contents("s", 100);
+      ok(
+        await call(one, ws, "create_entities", {
+          entities: [
+            { name: "T", entityType: "t", observations: contents("t", 10) },
+            { name: "S", entityType: "t", observations: sFacts },
+          ],
+        }),
+      );
+      const acknowledged: { content: string; tag: string }[] = [];
+      // Observations the merge moves last (it moves them in the order they were added), tagged in parallel.
+      const tagging = async () => {
+        await pause((round % 10) * 3);
+        await Promise.all(
+          Array.from({ length: 6 }, async (_, i) => {
+            const content = sFacts[sFacts.length - 1 - ((i * 3 + round) % 20)]!;
+            const tag = `tag-${i}`;
+            const result = await call(two, ws, "tag_observation", { entityName: "S", observationContent: content, tagNames: [tag] });
+            if (!result.isError) acknowledged.push({ content, tag });
+          }),
+        );
+      };
+      const [merged] = await Promise.all([call(one, ws, "merge_entities", { target: "T", sources: ["S"] }), tagging()]);
+      outcome(merged);
+      acknowledgedTotal += acknowledged.length;
+      const rows = await rawRows(ws);
+      const state = inspect(rows);
+      const byKey = new Map(rows.filter((row) => row.kind === "observation").map((row) => [row.rowKey, String(row.content)]));
+      const tagged = new Set(
+        rows
+          .filter((row) => row.kind === "observation-tag" && state.entities.has(ownerOf(row.rowKey)))
+          .map((row) => `${byKey.get(row.rowKey.slice(0, row.rowKey.lastIndexOf("~t~")))} ${String(row.tagName)}`),
+      );
+      const lost = acknowledged.map(({ content, tag }) => `${content} ${tag}`).filter((pair) => !tagged.has(pair));
+      lostTotal += lost.length;
+      for (const [what, list] of [
+        ["lost observation tags", lost],
+        ["orphan rows", state.orphans],
+      ] as const) {
+        if (list.length > 0) problems.push(`round ${round}: ${list.length} ${what}, e.g. ${list.slice(0, 3).join("; ")}`);
+      }
+    }
+    console.log(`merge racing tag_observation, ${ROUNDS} rounds: ${acknowledgedTotal} tags acknowledged, ${lostTotal} lost`);
+    expect(problems).toEqual([]);
+  }, 240_000);
+});
