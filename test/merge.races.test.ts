@@ -71,7 +71,15 @@ function inspect(rows: RawRow[]) {
   const entityTags = rows
     .filter((row) => row.kind === "entity-tag" && entities.has(ownerOf(row.rowKey)))
     .map((row) => ({ entity: ownerOf(row.rowKey), tag: String(row.tagName) }));
-  return { entities, orphans, duplicates, held: new Set(observations.map((row) => String(row.content))), relations, entityTags };
+  // "content tag" for each tag on an observation of an entity that exists.
+  const contentOf = new Map(observations.map((row) => [row.rowKey, String(row.content)]));
+  const observationTags = new Set(
+    rows
+      .filter((row) => row.kind === "observation-tag" && entities.has(ownerOf(row.rowKey)))
+      .map((row) => `${contentOf.get(row.rowKey.slice(0, row.rowKey.lastIndexOf("~t~")))} ${String(row.tagName)}`),
+  );
+  const held = new Set(observations.map((row) => String(row.content)));
+  return { entities, orphans, duplicates, held, relations, entityTags, observationTags };
 }
 
 /** A merge's answer: success, or a ConflictError (NotFoundError when its target went first) whose message says what to do. */
@@ -147,9 +155,12 @@ describe("crossed merges: A into B on one instance while B into A on another", (
         ...(related("a_only", "N0") ? [] : ["a_only N0"]),
         ...(related("b_only", "N1") ? [] : ["b_only N1"]),
       ];
-      const lostTags = ["shared-tag", "a-tag", "b-tag"].filter(
-        (tag) => !state.entityTags.some((link) => link.tag === tag && merged.includes(link.entity)),
-      );
+      const lostTags = [
+        ...["shared-tag", "a-tag", "b-tag"].filter(
+          (tag) => !state.entityTags.some((link) => link.tag === tag && merged.includes(link.entity)),
+        ),
+        ...(state.observationTags.has("a fact 3 a-obs-tag") ? [] : ["a-obs-tag"]),
+      ];
       figures.push(`${answers.join("/")} lost ${lost.length} obs, ${lostRelations.length} rel, ${lostTags.length} tags`);
       if (merged.length === 0) problems.push(`round ${round}: both A and B are gone`);
       if (answers.filter((answer) => answer === "ok").length > 1) problems.push(`round ${round}: both merges succeeded`);
@@ -356,15 +367,8 @@ describe("merge_entities racing tag_observation on its source's observations (tw
       const [merged] = await Promise.all([call(one, ws, "merge_entities", { target: "T", sources: ["S"] }), tagging()]);
       outcome(merged);
       acknowledgedTotal += acknowledged.length;
-      const rows = await rawRows(ws);
-      const state = inspect(rows);
-      const byKey = new Map(rows.filter((row) => row.kind === "observation").map((row) => [row.rowKey, String(row.content)]));
-      const tagged = new Set(
-        rows
-          .filter((row) => row.kind === "observation-tag" && state.entities.has(ownerOf(row.rowKey)))
-          .map((row) => `${byKey.get(row.rowKey.slice(0, row.rowKey.lastIndexOf("~t~")))} ${String(row.tagName)}`),
-      );
-      const lost = acknowledged.map(({ content, tag }) => `${content} ${tag}`).filter((pair) => !tagged.has(pair));
+      const state = inspect(await rawRows(ws));
+      const lost = acknowledged.map(({ content, tag }) => `${content} ${tag}`).filter((pair) => !state.observationTags.has(pair));
       lostTotal += lost.length;
       for (const [what, list] of [
         ["lost observation tags", lost],
