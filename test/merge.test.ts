@@ -199,6 +199,27 @@ describe("merge_entities", () => {
     }
   });
 
+  test("moved observations keep their order: the target's own first, then each source's in the order they were added", async () => {
+    const ws = uniqueWorkspace();
+    const call = async (name: string, args: Record<string, unknown>) => ok(await mcp.call(name, { workspaceName: ws, ...args }));
+    // The sources' observations are older than the target's, and their ids do not sort in the order they were added.
+    await call("create_entities", { entities: [{ name: "S1", entityType: "t", observations: ["zeta", "alpha", "mid", "beta"] }] });
+    await call("create_entities", { entities: [{ name: "T", entityType: "t", observations: ["t second", "t first"] }] });
+    await call("create_entities", { entities: [{ name: "S2", entityType: "t", observations: ["omega", "t first", "kappa"] }] });
+    await call("add_observations", { observations: [{ entityName: "S1", contents: ["later", "earlier"] }] });
+    await call("read_graph", {}); // the index is built before the merge, so the merge reaches it through the feed
+    ok(await mcp.call("merge_entities", { workspaceName: ws, target: "T", sources: ["S1", "S2"] }));
+    const expected = ["t second", "t first", "zeta", "alpha", "mid", "beta", "later", "earlier", "omega", "kappa"];
+    const opened = await call("open_nodes", { names: ["T"] });
+    const graph = await call("read_graph", {});
+    const observationsOf = (answer: Record<string, unknown>) =>
+      (answer.entities as { name: string; observations: string[] }[]).find((entity) => entity.name === "T")?.observations;
+    expect({ open_nodes: observationsOf(opened), read_graph: observationsOf(graph) }).toEqual({
+      open_nodes: expected,
+      read_graph: expected,
+    });
+  });
+
   test("bad input: into itself, missing sources or target, empty sources: clear errors, nothing written", async () => {
     const ws = uniqueWorkspace();
     await seed(ws);

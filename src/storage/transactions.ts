@@ -92,7 +92,12 @@ export function rowGuard(workspace: string, key: string): TransactionAction {
  * last few open transactions it fits (so small units fill the gaps big ones leave); a unit is never
  * split. Throws if a unit alone exceeds the limits: callers split such work themselves (see fitsAlone).
  */
-export function pack<U extends Unit>(workspace: string, units: readonly U[], maxOperations: number = LIMITS.batchOperations): Batch<U>[] {
+export function pack<U extends Unit>(
+  workspace: string,
+  units: readonly U[],
+  maxOperations: number = LIMITS.batchOperations,
+  openBatches: number = OPEN_BATCHES,
+): Batch<U>[] {
   const batches: OpenBatch<U>[] = [];
   const operations = maxOperations - 1; // the event row's
   for (const unit of units) {
@@ -108,7 +113,7 @@ export function pack<U extends Unit>(workspace: string, units: readonly U[], max
         batch.bytes + unitBytes + eventBytesOf(chars) <= LIMITS.batchPayloadBytes
       );
     };
-    let target = batches.slice(-OPEN_BATCHES).find(fits);
+    let target = batches.slice(-openBatches).find(fits);
     if (!target) {
       target = { actions: [], units: [], changes: [], conditions: new Map(), keys: new Set(), bytes: 0, eventChars: 0 };
       if (!fits(target)) throw new Error(`A unit of ${unit.actions.length} operations does not fit one transaction.`);
@@ -190,9 +195,18 @@ export function commitUnits<U extends Unit>(
 /**
  * Commits the units' transactions one after another, in order: for a write whose first unit creates
  * or changes the entity row that every later transaction guards (rule 1), so none can run before it.
+ * `keepOrder`: no unit goes into an earlier transaction than the one before it (no gap filling), so
+ * the units commit, and their changes reach the feed, exactly in the order given.
  */
-export async function commitInOrder(gateway: TableGateway, workspace: string, stamp: Stamp, units: readonly Unit[]): Promise<void> {
-  for (const batch of pack(workspace, units)) await commitBatch(gateway, workspace, stamp, batch);
+export async function commitInOrder(
+  gateway: TableGateway,
+  workspace: string,
+  stamp: Stamp,
+  units: readonly Unit[],
+  options: { keepOrder?: boolean } = {},
+): Promise<void> {
+  const batches = pack(workspace, units, LIMITS.batchOperations, options.keepOrder ? 1 : OPEN_BATCHES);
+  for (const batch of batches) await commitBatch(gateway, workspace, stamp, batch);
 }
 
 /**
