@@ -19,6 +19,8 @@ export const GRACE_MS = 5_000;
 
 /** Process-group ids (the leader's pid) of the children not yet reaped. */
 const groups = new Set<number>();
+/** Single processes some library started for a test (adopt), not yet reaped. */
+const adopted = new Set<number>();
 
 export interface Member {
   pid: number;
@@ -68,6 +70,19 @@ export function spawnChild(command: string, args: string[], options: SpawnOption
 }
 
 /**
+ * Registers a process a library started (not in a group of its own: the MCP SDK's stdio transport spawns its server), so
+ * that it is killed after the file or on exit if the test did not end it.
+ */
+export function adopt(pid: number | null | undefined): void {
+  if (pid) adopted.add(pid);
+}
+
+/** Forgets an adopted process once its owner has ended it. */
+export function release(pid: number | null | undefined): void {
+  if (pid) adopted.delete(pid);
+}
+
+/**
  * Ends the group of `child` (or of the group id given): `signal` (SIGTERM by default) to the whole group, then SIGKILL to
  * whatever is still alive after `graceMs`. Resolves with the processes that had to be killed (empty when the signal was
  * enough), once none is left.
@@ -89,7 +104,21 @@ export async function reap(child: ChildProcess | number, signal: NodeJS.Signals 
 
 /** Reaps every child still registered (the afterAll hook below; a test may call it itself). */
 export async function reapAll(graceMs = GRACE_MS): Promise<void> {
+  for (const pid of adopted) killProcess(pid, "SIGKILL");
+  adopted.clear();
   await Promise.all([...groups].map((groupId) => reap(groupId, "SIGTERM", graceMs)));
+}
+
+/** Kills an adopted process, if it is still this process's child (its pid was not reused). */
+function killProcess(pid: number, signal: NodeJS.Signals): void {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+    if (ppid !== process.pid) return;
+    process.kill(pid, signal);
+  } catch {
+    // ESRCH: it has ended
+  }
 }
 
 /**
@@ -135,7 +164,9 @@ export function waitForExit(child: ChildProcess, timeoutMs: number): Promise<num
 // Last resort when the process ends or is told to: nothing may outlive the test run. Synchronous, so SIGKILL straight away.
 function killAll(): void {
   for (const groupId of groups) signalGroup(groupId, "SIGKILL");
+  for (const pid of adopted) killProcess(pid, "SIGKILL");
   groups.clear();
+  adopted.clear();
 }
 process.once("exit", killAll);
 for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const)
