@@ -15,7 +15,7 @@ import { setTimeout as sleep } from "node:timers/promises";
  */
 
 /** How long a group gets between SIGTERM and SIGKILL. */
-export const GRACE_MS = 5_000;
+const GRACE_MS = 5_000;
 
 /** Process-group ids (the leader's pid) of the children not yet reaped. */
 const groups = new Set<number>();
