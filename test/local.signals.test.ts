@@ -33,12 +33,29 @@ interface NpmStart {
   url: string;
 }
 
+/** What each server of the running test printed: added to its failure, so a failure under load can be told apart. */
+const printed: string[] = [];
+
+/** Runs a test's body; if it fails, its error carries what the servers printed. */
+async function explained(body: () => Promise<void>): Promise<void> {
+  try {
+    await body();
+  } catch (error) {
+    if (error instanceof Error) error.message += `\n--- what npm start printed ---\n${printed.join("\n---\n")}`;
+    throw error;
+  } finally {
+    printed.length = 0;
+  }
+}
+
 /** `npm start` in its own process group (the group id is npm's pid), with the embedded Azurite's data in `folder`. */
 async function npmStart(): Promise<NpmStart> {
   const env: NodeJS.ProcessEnv = { ...process.env, PORT: "0", HOST: "127.0.0.1", MEMORY_AZURITE_FOLDER: folder };
   for (const key of ["MEMORY_STORAGE_CONNECTION_STRING", "MEMORY_STORAGE_TABLE_ENDPOINT", "AzureWebJobsStorage", "MEMORY_AUTH"])
     delete env[key];
   const child = spawnChild("npm", ["start", "--ignore-scripts"], { cwd: root, env });
+  const index = printed.push("") - 1;
+  for (const stream of [child.stdout!, child.stderr!]) stream.on("data", (chunk: Buffer) => (printed[index] += chunk.toString()));
   // The banner ends with the Claude Code line: wait for all of it (generously: npm and node start slowly under load).
   const output = await waitForOutput(child, /listening on http:\/\/\S+[\s\S]*claude mcp add/, 90_000);
   return { child, url: /listening on (http:\/\/[^\s]+)/.exec(output)![1]! };
@@ -59,24 +76,29 @@ async function signalAndWait(start: NpmStart, signal: NodeJS.Signals): Promise<s
 }
 
 describe.each(["SIGTERM", "SIGINT"] as const)("%s sent to the npm start process", (signal) => {
-  test("stops the server and its embedded Azurite, leaving no process, and the data written is there on the next start", async () => {
-    const ws = uniqueWorkspace("signal");
-    const first = await npmStart();
-    const client = await connectClient(first.url);
-    ok(await client.call("upsert_entity", { workspaceName: ws, name: "Saved", entityType: "t", observations: [signal] }));
-    await client.close();
+  test(
+    "stops the server and its embedded Azurite, leaving no process, and the data written is there on the next start",
+    () =>
+      explained(async () => {
+        const ws = uniqueWorkspace("signal");
+        const first = await npmStart();
+        const client = await connectClient(first.url);
+        ok(await client.call("upsert_entity", { workspaceName: ws, name: "Saved", entityType: "t", observations: [signal] }));
+        await client.close();
 
-    expect(await signalAndWait(first, signal)).toEqual([]);
-    await expect(fetch(`${first.url}/api/health`)).rejects.toThrow();
-    expect(() => readFileSync(join(folder, "endpoint.json"))).toThrow(); // removed by a clean stop
+        expect(await signalAndWait(first, signal)).toEqual([]);
+        await expect(fetch(`${first.url}/api/health`)).rejects.toThrow();
+        expect(() => readFileSync(join(folder, "endpoint.json"))).toThrow(); // removed by a clean stop
 
-    const second = await npmStart();
-    const again = await connectClient(second.url);
-    const graph = ok<{ entities: { name: string; observations: string[] }[] }>(await again.call("read_graph", { workspaceName: ws }));
-    expect(graph.entities).toEqual([expect.objectContaining({ name: "Saved", observations: [signal] })]);
-    await again.close();
-    expect(await signalAndWait(second, signal)).toEqual([]);
-  }, 240_000);
+        const second = await npmStart();
+        const again = await connectClient(second.url);
+        const graph = ok<{ entities: { name: string; observations: string[] }[] }>(await again.call("read_graph", { workspaceName: ws }));
+        expect(graph.entities).toEqual([expect.objectContaining({ name: "Saved", observations: [signal] })]);
+        await again.close();
+        expect(await signalAndWait(second, signal)).toEqual([]);
+      }),
+    240_000,
+  );
 });
 
 describe("package scripts", () => {
