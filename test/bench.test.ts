@@ -1,20 +1,19 @@
 import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
-import { execFileSync, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { BenchReport } from "../bench/report.js";
 import { browserAvailable } from "./support/browser.js";
-import { viewerBuildOnce } from "./support/build.js";
+import { buildOnce } from "./support/build.js";
 
 /**
  * `npm run bench` end to end at a small N: every target starts, every phase runs, nothing is lost,
  * and (deterministic, so asserted here) ours makes exactly the storage requests the floor makes,
- * which are the tools' budgets, at two sizes. Compiled into its own folder so it never races
- * test/local.test.ts, which rebuilds dist/.
+ * which are the tools' budgets, at two sizes. Runs the dist/ that buildOnce builds once per run for every test that needs it.
  */
 const root = resolve(".");
-const outDir = join(root, "dist-bench-smoke");
+const outDir = join(root, "dist");
 let resultsDir: string;
 const runs = new Map<number, { report: BenchReport; stdout: string }>();
 
@@ -49,11 +48,8 @@ function bench(entities: number): { report: BenchReport; stdout: string } {
 }
 
 beforeAll(async () => {
-  // The browser phase opens our viewer, whose files the server finds in dist/viewer/ (npm run build makes them).
-  await viewerBuildOnce();
-  execFileSync(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", join(root, "tsconfig.json"), "--outDir", outDir], {
-    stdio: "inherit",
-  });
+  // npm run build: the bench, and the viewer's files in dist/viewer/ that the browser phase opens.
+  await buildOnce();
   resultsDir = mkdtempSync(join(tmpdir(), "central-memory-bench-"));
   for (const entities of [30, 300]) runs.set(entities, bench(entities));
 }, 480_000);

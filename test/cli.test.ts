@@ -12,13 +12,19 @@ import { startServerMemory } from "./support/serverMemory.js";
 
 /** `central-memory import` and `export`, run in-process against real storage, checked through the MCP server. */
 
+/**
+ * The tests that start server-memory or an embedded Azurite, or import 1,000 entities, get more than jest's 60 s: on a loaded
+ * 2-core machine they took longer, and failed on the timeout alone (issue #21, defect 12). Nothing here asserts a duration.
+ */
+const HEAVY_MS = 240_000;
+
 let server: TestServer;
 let folder: string;
 
 beforeAll(async () => {
   server = await startTestServer();
   folder = await mkdtemp(join(tmpdir(), "central-memory-cli-"));
-});
+}, HEAVY_MS);
 
 afterAll(async () => {
   await server.close();
@@ -79,49 +85,53 @@ const FIXTURE = jsonl(
 );
 
 describe("import and export", () => {
-  test("import -> export -> import reproduces the graph exactly, and the export loads into server-memory", async () => {
-    const [first, second] = [uniqueWorkspace("rt-a"), uniqueWorkspace("rt-b")];
-    const source = await file("fixture.jsonl", FIXTURE);
-    const imported = await runCliCaptured(["import", "--workspace", first, source]);
-    expect(imported).toMatchObject({ code: 0 });
-    expect(imported.stdout).toMatch(/3 entities created \(0 already there\), 6 observations added, 3 relations created/);
+  test(
+    "import -> export -> import reproduces the graph exactly, and the export loads into server-memory",
+    async () => {
+      const [first, second] = [uniqueWorkspace("rt-a"), uniqueWorkspace("rt-b")];
+      const source = await file("fixture.jsonl", FIXTURE);
+      const imported = await runCliCaptured(["import", "--workspace", first, source]);
+      expect(imported).toMatchObject({ code: 0 });
+      expect(imported.stdout).toMatch(/3 entities created \(0 already there\), 6 observations added, 3 relations created/);
 
-    const exported = join(folder, "exported.jsonl");
-    expect((await runCliCaptured(["export", "-w", first, exported])).code).toBe(0);
-    expect((await runCliCaptured(["import", "-w", second, exported])).code).toBe(0);
-    const again = join(folder, "exported-again.jsonl");
-    expect((await runCliCaptured(["export", "-w", second, again])).code).toBe(0);
+      const exported = join(folder, "exported.jsonl");
+      expect((await runCliCaptured(["export", "-w", first, exported])).code).toBe(0);
+      expect((await runCliCaptured(["import", "-w", second, exported])).code).toBe(0);
+      const again = join(folder, "exported-again.jsonl");
+      expect((await runCliCaptured(["export", "-w", second, again])).code).toBe(0);
 
-    const expected: Graph = {
-      entities: [
-        {
-          name: "Alice",
-          entityType: "person",
-          observations: ["likes tea", 'quotes "this" and || pipes', "line one\nline two", "emoji 🚀", "said more later"],
-        },
-        { name: "Bob", entityType: "person", observations: ["likes coffee"] },
-        { name: "Empty", entityType: "", observations: [] },
-      ],
-      relations: [
-        { from: "Alice", to: "Bob", relationType: "knows" },
-        { from: "Alice", to: "Alice", relationType: "talks_to" },
-        { from: "Bob", to: "Alice", relationType: "knows" },
-      ],
-    };
-    expect(await graphOf(first)).toEqual(expected);
-    expect(await graphOf(second)).toEqual(expected);
-    const lines = async (path: string) => (await readFile(path, "utf8")).split("\n").filter(Boolean).sort();
-    expect(await lines(again)).toEqual(await lines(exported));
+      const expected: Graph = {
+        entities: [
+          {
+            name: "Alice",
+            entityType: "person",
+            observations: ["likes tea", 'quotes "this" and || pipes', "line one\nline two", "emoji 🚀", "said more later"],
+          },
+          { name: "Bob", entityType: "person", observations: ["likes coffee"] },
+          { name: "Empty", entityType: "", observations: [] },
+        ],
+        relations: [
+          { from: "Alice", to: "Bob", relationType: "knows" },
+          { from: "Alice", to: "Alice", relationType: "talks_to" },
+          { from: "Bob", to: "Alice", relationType: "knows" },
+        ],
+      };
+      expect(await graphOf(first)).toEqual(expected);
+      expect(await graphOf(second)).toEqual(expected);
+      const lines = async (path: string) => (await readFile(path, "utf8")).split("\n").filter(Boolean).sort();
+      expect(await lines(again)).toEqual(await lines(exported));
 
-    // Users can always leave: server-memory loads the export as its own file.
-    const theirs = await startServerMemory();
-    try {
-      await writeFile(theirs.file, await readFile(exported, "utf8"));
-      expect(sortGraph(ok<Graph>(await theirs.call("read_graph")))).toEqual(expected);
-    } finally {
-      await theirs.close();
-    }
-  });
+      // Users can always leave: server-memory loads the export as its own file.
+      const theirs = await startServerMemory();
+      try {
+        await writeFile(theirs.file, await readFile(exported, "utf8"));
+        expect(sortGraph(ok<Graph>(await theirs.call("read_graph")))).toEqual(expected);
+      } finally {
+        await theirs.close();
+      }
+    },
+    HEAVY_MS,
+  );
 
   test("importing twice changes nothing the second time", async () => {
     const ws = uniqueWorkspace("idem");
@@ -206,16 +216,20 @@ describe("import and export", () => {
     });
   });
 
-  test("with no storage configured it uses the embedded Azurite in ./.azurite, and the data survives between runs", async () => {
-    const cwd = await mkdtemp(join(folder, "project-"));
-    await writeFile(join(cwd, "memory.jsonl"), FIXTURE);
-    const imported = await runCliCaptured(["import", "-w", "local", "memory.jsonl"], { env: {}, cwd });
-    expect(imported.code).toBe(0);
-    expect(imported.stderr).toContain(`embedded Azurite (data in ${join(cwd, ".azurite")})`);
-    const exported = await runCliCaptured(["export", "-w", "local"], { env: {}, cwd });
-    expect(exported.code).toBe(0);
-    expect(exported.stdout.split("\n").filter(Boolean)).toHaveLength(6);
-  });
+  test(
+    "with no storage configured it uses the embedded Azurite in ./.azurite, and the data survives between runs",
+    async () => {
+      const cwd = await mkdtemp(join(folder, "project-"));
+      await writeFile(join(cwd, "memory.jsonl"), FIXTURE);
+      const imported = await runCliCaptured(["import", "-w", "local", "memory.jsonl"], { env: {}, cwd });
+      expect(imported.code).toBe(0);
+      expect(imported.stderr).toContain(`embedded Azurite (data in ${join(cwd, ".azurite")})`);
+      const exported = await runCliCaptured(["export", "-w", "local"], { env: {}, cwd });
+      expect(exported.code).toBe(0);
+      expect(exported.stdout.split("\n").filter(Boolean)).toHaveLength(6);
+    },
+    HEAVY_MS,
+  );
 });
 
 describe("tags in import and export", () => {
@@ -243,69 +257,73 @@ describe("tags in import and export", () => {
     }
   }
 
-  test("tags survive import -> export -> import; the export keeps them in lines of their own, which server-memory skips", async () => {
-    const [first, second] = [uniqueWorkspace("tags-a"), uniqueWorkspace("tags-b")];
-    const imported = await runCliCaptured(["import", "-w", first, await file("tagged.jsonl", TAGGED)]);
-    expect(imported).toMatchObject({ code: 0 });
-    expect(imported.stdout).toMatch(
-      /2 entities created .*, 1 relations created \(0 already there\), 2 tag definitions created \(0 already there\), 4 tags put on entities and observations\./,
-    );
-    const exported = join(folder, "tagged-export.jsonl");
-    expect((await runCliCaptured(["export", "-w", first, exported])).code).toBe(0);
-    expect((await runCliCaptured(["import", "-w", second, exported])).code).toBe(0);
-    const again = join(folder, "tagged-export-again.jsonl");
-    expect((await runCliCaptured(["export", "-w", second, again])).code).toBe(0);
+  test(
+    "tags survive import -> export -> import; the export keeps them in lines of their own, which server-memory skips",
+    async () => {
+      const [first, second] = [uniqueWorkspace("tags-a"), uniqueWorkspace("tags-b")];
+      const imported = await runCliCaptured(["import", "-w", first, await file("tagged.jsonl", TAGGED)]);
+      expect(imported).toMatchObject({ code: 0 });
+      expect(imported.stdout).toMatch(
+        /2 entities created .*, 1 relations created \(0 already there\), 2 tag definitions created \(0 already there\), 4 tags put on entities and observations\./,
+      );
+      const exported = join(folder, "tagged-export.jsonl");
+      expect((await runCliCaptured(["export", "-w", first, exported])).code).toBe(0);
+      expect((await runCliCaptured(["import", "-w", second, exported])).code).toBe(0);
+      const again = join(folder, "tagged-export-again.jsonl");
+      expect((await runCliCaptured(["export", "-w", second, again])).code).toBe(0);
 
-    const expected = {
-      tags: [
-        { name: "confidence:low", category: "", description: "" },
-        { name: "team-a", category: "", description: "" },
-        { name: "unused", category: "", description: "" },
-        { name: "vip", category: "priority", description: "Answer first." },
-      ],
-      entities: [
-        {
-          name: "Alice",
-          entityType: "person",
-          observations: ["likes tea", "line one\nline two"],
-          tags: ["team-a", "vip"],
-          observationTags: { "line one\nline two": ["confidence:low"] },
-        },
-        { name: "Bob", entityType: "person", observations: [], tags: ["team-a"] },
-      ],
-    };
-    expect(await tagsOf(first)).toEqual(expected);
-    expect(await tagsOf(second)).toEqual(expected);
-    const lines = async (path: string) => (await readFile(path, "utf8")).split("\n").filter(Boolean);
-    expect((await lines(again)).sort()).toEqual((await lines(exported)).sort());
-    // Entity lines first, then relations, then tag lines.
-    expect((await lines(exported)).map((line) => (JSON.parse(line) as { type: string }).type)).toEqual([
-      "entity",
-      "entity",
-      "relation",
-      "tag",
-      "tag",
-      "tag",
-      "tag",
-      "entity_tags",
-      "observation_tags",
-      "entity_tags",
-    ]);
-
-    const theirs = await startServerMemory();
-    try {
-      await writeFile(theirs.file, await readFile(exported, "utf8"));
-      expect(sortGraph(ok<Graph>(await theirs.call("read_graph")))).toEqual({
-        entities: [
-          { name: "Alice", entityType: "person", observations: ["likes tea", "line one\nline two"] },
-          { name: "Bob", entityType: "person", observations: [] },
+      const expected = {
+        tags: [
+          { name: "confidence:low", category: "", description: "" },
+          { name: "team-a", category: "", description: "" },
+          { name: "unused", category: "", description: "" },
+          { name: "vip", category: "priority", description: "Answer first." },
         ],
-        relations: [{ from: "Alice", to: "Bob", relationType: "knows" }],
-      });
-    } finally {
-      await theirs.close();
-    }
-  });
+        entities: [
+          {
+            name: "Alice",
+            entityType: "person",
+            observations: ["likes tea", "line one\nline two"],
+            tags: ["team-a", "vip"],
+            observationTags: { "line one\nline two": ["confidence:low"] },
+          },
+          { name: "Bob", entityType: "person", observations: [], tags: ["team-a"] },
+        ],
+      };
+      expect(await tagsOf(first)).toEqual(expected);
+      expect(await tagsOf(second)).toEqual(expected);
+      const lines = async (path: string) => (await readFile(path, "utf8")).split("\n").filter(Boolean);
+      expect((await lines(again)).sort()).toEqual((await lines(exported)).sort());
+      // Entity lines first, then relations, then tag lines.
+      expect((await lines(exported)).map((line) => (JSON.parse(line) as { type: string }).type)).toEqual([
+        "entity",
+        "entity",
+        "relation",
+        "tag",
+        "tag",
+        "tag",
+        "tag",
+        "entity_tags",
+        "observation_tags",
+        "entity_tags",
+      ]);
+
+      const theirs = await startServerMemory();
+      try {
+        await writeFile(theirs.file, await readFile(exported, "utf8"));
+        expect(sortGraph(ok<Graph>(await theirs.call("read_graph")))).toEqual({
+          entities: [
+            { name: "Alice", entityType: "person", observations: ["likes tea", "line one\nline two"] },
+            { name: "Bob", entityType: "person", observations: [] },
+          ],
+          relations: [{ from: "Alice", to: "Bob", relationType: "knows" }],
+        });
+      } finally {
+        await theirs.close();
+      }
+    },
+    HEAVY_MS,
+  );
 
   test("importing tags twice writes nothing the second time", async () => {
     const ws = uniqueWorkspace("tags-idem");
@@ -353,25 +371,29 @@ describe("tags in import and export", () => {
 
 describe("a bulk import", () => {
   // The same path at a size the default run can afford; test/import.large.test.ts runs 10,000 / 20,000 (npm run test:large).
-  test("1,000 entities and 2,000 relations import completely, in transactions of up to 100 rows", async () => {
-    const ws = uniqueWorkspace("bulk");
-    const source = await file("bulk.jsonl", generatedGraph(1000));
-    const result = await runCliCaptured(["import", "-w", ws, source]);
-    expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/1000 entities created \(0 already there\), 1000 observations added, 2000 relations created/);
-    // 1 scan, then 2,000 entity and observation rows in 20 transactions, then 6,000 relation rows with their guards.
-    const requests = Number(/(\d+) storage requests/.exec(result.stdout)?.[1]);
-    expect(requests).toBeGreaterThanOrEqual(1 + 20 + 6000 / 100);
-    expect(requests).toBeLessThan(1 + 20 + 6000 / 50);
-    expect(await kindCounts(server.app.storage.table, ws)).toEqual({
-      entity: 1000,
-      observation: 1000,
-      relation: 2000,
-      "edge-in": 2000,
-      "edge-out": 2000,
-      workspace: 1, // the registry row, written in the import's first transaction (docs/navigate.md#the-registry)
-    });
-  });
+  test(
+    "1,000 entities and 2,000 relations import completely, in transactions of up to 100 rows",
+    async () => {
+      const ws = uniqueWorkspace("bulk");
+      const source = await file("bulk.jsonl", generatedGraph(1000));
+      const result = await runCliCaptured(["import", "-w", ws, source]);
+      expect(result.code).toBe(0);
+      expect(result.stdout).toMatch(/1000 entities created \(0 already there\), 1000 observations added, 2000 relations created/);
+      // 1 scan, then 2,000 entity and observation rows in 20 transactions, then 6,000 relation rows with their guards.
+      const requests = Number(/(\d+) storage requests/.exec(result.stdout)?.[1]);
+      expect(requests).toBeGreaterThanOrEqual(1 + 20 + 6000 / 100);
+      expect(requests).toBeLessThan(1 + 20 + 6000 / 50);
+      expect(await kindCounts(server.app.storage.table, ws)).toEqual({
+        entity: 1000,
+        observation: 1000,
+        relation: 2000,
+        "edge-in": 2000,
+        "edge-out": 2000,
+        workspace: 1, // the registry row, written in the import's first transaction (docs/navigate.md#the-registry)
+      });
+    },
+    HEAVY_MS,
+  );
 });
 
 describe("keys", () => {

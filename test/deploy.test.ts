@@ -4,6 +4,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import ignore from "ignore";
+import { buildOnce } from "./support/build.js";
 
 /**
  * What `azd deploy` uploads: the files .funcignore admits after `npm run build`. Built here with
@@ -12,8 +13,8 @@ import ignore from "ignore";
 let admitted: string[];
 let candidates: string[];
 
-beforeAll(() => {
-  execFileSync(process.execPath, ["scripts/bundle.mjs"], { stdio: "inherit" });
+beforeAll(async () => {
+  await buildOnce(); // npm run build, once per test run, shared with the other tests that need dist/
   const tracked = execFileSync("git", ["ls-files", "--cached", "--others", "--exclude-standard"], { encoding: "utf8" })
     .split("\n")
     .filter(Boolean);
@@ -31,7 +32,7 @@ beforeAll(() => {
   candidates = [...new Set([...tracked, ...bundle, ...viewer, ...local])];
   const rules = ignore().add(readFileSync(".funcignore", "utf8"));
   admitted = candidates.filter((file) => !rules.ignores(file));
-}, 60_000);
+}, 600_000);
 
 describe("deployment package", () => {
   test("holds host.json, package.json and the bundled entry that package.json names", () => {

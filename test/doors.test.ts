@@ -69,7 +69,7 @@ beforeAll(async () => {
   await viewerBuildOnce();
   registered = await registerFunctions();
   server = await startTestServer({ env: AUTH_ENV });
-});
+}, 240_000); // the viewer's build (esbuild, once per run) is slow on a loaded machine
 
 afterAll(async () => {
   await server?.close();

@@ -189,6 +189,11 @@ async function checkRawAnswer(response: Response): Promise<{ anyToolSuccess: boo
     return { anyToolSuccess: false };
   }
   const body: unknown = JSON.parse(text);
+  if (response.status === 406 || response.status === 415) {
+    // A refusal of the request's headers, before any JSON-RPC: the one HTTP error shape (docs/usage.md).
+    expect(body).toEqual({ error: expect.any(String), message: expect.any(String) });
+    return { anyToolSuccess: false };
+  }
   if (response.status >= 400) {
     expect(body).toMatchObject({ jsonrpc: "2.0", error: expect.anything() });
     checkJsonRpcError((body as { error: unknown }).error);

@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildOnce, ROOT as root } from "./support/build.js";
+import { spawnChild, waitForExit, waitForOutput } from "./support/children.js";
 import { connectClient, ok, uniqueWorkspace } from "./support/harness.js";
 
 /**
@@ -16,34 +17,26 @@ let workdir: string;
 beforeAll(async () => {
   await buildOnce();
   workdir = mkdtempSync(join(tmpdir(), "central-memory-local-"));
-}, 120_000);
+}, 300_000);
 
 afterAll(() => {
   if (workdir) rmSync(workdir, { recursive: true, force: true });
 });
 
-function startLocal(): Promise<{ child: ChildProcess; url: string; output: () => string }> {
+/** The built server as a reaped child (test/support/children.ts), once its banner is out. */
+async function startLocal(): Promise<{ child: ChildProcess; url: string; output: () => string }> {
   const env: NodeJS.ProcessEnv = { ...process.env, PORT: "0", HOST: "127.0.0.1" };
   for (const key of ["MEMORY_STORAGE_CONNECTION_STRING", "MEMORY_STORAGE_TABLE_ENDPOINT", "AzureWebJobsStorage"]) delete env[key];
-  const child = spawn(process.execPath, [entry], { cwd: workdir, env, stdio: ["ignore", "pipe", "pipe"] });
-  let output = "";
-  return new Promise((resolvePromise, reject) => {
-    child.stdout!.on("data", (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /listening on (http:\/\/[^\s]+)/.exec(output);
-      // The banner ends with the Claude Code line: wait for all of it.
-      if (match && output.includes("claude mcp add")) resolvePromise({ child, url: match[1]!, output: () => output });
-    });
-    child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
-    child.once("exit", (code) => reject(new Error(`local server exited with ${code}: ${output}`)));
-  });
+  const child = spawnChild(process.execPath, [entry], { cwd: workdir, env });
+  // The banner ends with the Claude Code line: wait for all of it.
+  const output = await waitForOutput(child, /listening on http:\/\/\S+[\s\S]*claude mcp add/, 90_000);
+  return { child, url: /listening on (http:\/\/[^\s]+)/.exec(output)![1]!, output: () => output };
 }
 
-function stop(child: ChildProcess): Promise<number | null> {
-  return new Promise((resolvePromise) => {
-    child.once("exit", (code) => resolvePromise(code));
-    child.kill("SIGINT");
-  });
+function stop(child: ChildProcess): Promise<number | NodeJS.Signals> {
+  const exited = waitForExit(child, 60_000);
+  child.kill("SIGINT");
+  return exited;
 }
 
 describe("npm start (local server with embedded Azurite)", () => {
@@ -69,5 +62,5 @@ describe("npm start (local server with embedded Azurite)", () => {
     expect(graph.entities).toEqual([expect.objectContaining({ name: "Persisted", observations: ["survives restarts"] })]);
     await again.close();
     expect(await stop(second.child)).toBe(0);
-  }, 120_000);
+  }, 240_000);
 });

@@ -183,13 +183,14 @@ describe("central-memory workspaces", () => {
     await table.deleteEntity(old, "~workspace");
     let listed = await runCliCaptured(["workspaces", "list", "--json"]);
     expect(listed.code).toBe(0);
-    expect((JSON.parse(listed.stdout) as { name: string }[]).map((w) => w.name)).not.toContain(old);
+    expect((JSON.parse(listed.stdout) as { workspaceName: string }[]).map((w) => w.workspaceName)).not.toContain(old);
     const discovered = await runCliCaptured(["workspaces", "list", "--discover"]);
     expect(discovered.code).toBe(0);
     expect(discovered.stderr).toContain(old);
     expect(discovered.stdout).toMatch(new RegExp(`${old}\\s+2\\s+\\d{4}-`));
     listed = await runCliCaptured(["workspaces", "list", "--json"]);
-    expect(JSON.parse(listed.stdout)).toEqual(expect.arrayContaining([expect.objectContaining({ name: old, entities: 2 })]));
+    // The same field names as the list_workspaces tool.
+    expect(JSON.parse(listed.stdout)).toEqual(expect.arrayContaining([expect.objectContaining({ workspaceName: old, entities: 2 })]));
   });
 
   test("delete refuses without --yes when there is no terminal; with --yes it deletes", async () => {

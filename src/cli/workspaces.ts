@@ -73,7 +73,9 @@ export const workspacesCommand: Command = {
           }
           const listed = await memory.workspaces.list(OPERATOR);
           if (flags.json) {
-            io.stdout.write(`${JSON.stringify(listed.map(({ name, entities, lastWriteAt }) => ({ name, entities, lastWriteAt })))}\n`);
+            // The field names of the list_workspaces tool: one name for one thing.
+            const rows = listed.map(({ name, entities, lastWriteAt }) => ({ workspaceName: name, entities, lastWriteAt }));
+            io.stdout.write(`${JSON.stringify(rows)}\n`);
             return 0;
           }
           const width = Math.max(4, ...listed.map((w) => w.name.length));

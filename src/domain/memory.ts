@@ -196,13 +196,13 @@ export class MemoryService {
     ref: EntityRef,
     direction: Direction,
     asOf?: string,
-  ): Promise<{ entityId: string; relations: Relation[] }> {
+  ): Promise<{ entityId: string; entity?: Entity; relations: Relation[] }> {
     const id = this.idOf(workspace, ref, { id: "entityId", name: "entityName" });
     if (asOf !== undefined)
       return { entityId: id, relations: await this.history.relationsAsOf(workspace, id, ref.name ?? id, direction, asOf) };
-    const relations = await this.store.getEntityRelations(workspace, id, direction);
-    if (!relations) throw new NotFoundError(`Entity '${ref.name ?? ref.id}' not found in workspace '${workspace}'.`);
-    return { entityId: id, relations };
+    const node = await this.store.getEntityRelations(workspace, id, direction);
+    if (!node) throw new NotFoundError(`Entity '${ref.name ?? ref.id}' not found in workspace '${workspace}'.`);
+    return { entityId: id, entity: node.entity, relations: node.relations };
   }
 
   /**

@@ -148,8 +148,11 @@ export interface GraphStore {
   /** Writes a relation atomically with its edge rows. Throws NotFoundError if an endpoint does not exist. */
   upsertRelation(workspace: string, actor: Actor, write: RelationWrite): Promise<{ created: boolean; version: string }>;
 
-  /** The entity's relations in one direction, or undefined when the entity does not exist. */
-  getEntityRelations(workspace: string, entityId: string, direction: Direction): Promise<Relation[] | undefined>;
+  /**
+   * The entity (its own fields, with its version; its observations are not read) and its relations in one direction, or
+   * undefined when it does not exist.
+   */
+  getEntityRelations(workspace: string, entityId: string, direction: Direction): Promise<EntityNode | undefined>;
 
   /**
    * Entities in storage order after position `after`, at most `limit` of them (all when absent), with

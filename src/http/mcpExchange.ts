@@ -2,6 +2,7 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import { createMcpServer, type McpContext } from "../mcp/server.js";
 import { limitBatch } from "./batchLimits.js";
 import { withDeadline } from "./deadline.js";
+import { inErrorShape } from "./responses.js";
 
 /**
  * Stateless MCP: a fresh server and transport for one request, JSON responses, no sessions, the batch limits of
@@ -14,7 +15,7 @@ export async function answerMcp(request: Request, context: McpContext, requestTi
   await server.connect(transport);
   const batch = limitBatch(transport);
   try {
-    return await withDeadline(transport, () => transport.handleRequest(request), requestTimeoutMs, batch.started);
+    return await inErrorShape(await withDeadline(transport, () => transport.handleRequest(request), requestTimeoutMs, batch.started));
   } finally {
     await server.close();
   }

@@ -1,4 +1,4 @@
-import type { Direction, EntityNode, ReadMode, Relation } from "../domain/model.js";
+import type { Direction, EntityNode, ReadMode } from "../domain/model.js";
 import { byCreation } from "../domain/order.js";
 import type { StoredPage } from "../domain/store.js";
 import type { TableGateway } from "./gateway.js";
@@ -13,9 +13,10 @@ export async function getEntityRelations(
   workspace: string,
   entityId: string,
   direction: Direction,
-): Promise<Relation[] | undefined> {
+): Promise<EntityNode | undefined> {
+  // The entity's own row comes in the same range query: its version rides along at no extra request.
   const rows = await gateway.query(entityRelationsFilter(workspace, entityId, direction));
-  return assembleEntity(rows)?.relations;
+  return assembleEntity(rows);
 }
 
 export async function readGraph(

@@ -1,4 +1,4 @@
-import type { Actor, Direction, EntityNode, ReadMode, Relation } from "../domain/model.js";
+import type { Actor, Direction, EntityNode, ReadMode } from "../domain/model.js";
 import type {
   EntitySummary,
   EntityWrite,
@@ -68,7 +68,7 @@ export class TableGraphStore implements GraphStore {
     return this.pruner.after(workspace, upsertRelation(this.gateway, workspace, actor, write));
   }
 
-  getEntityRelations(workspace: string, entityId: string, direction: Direction): Promise<Relation[] | undefined> {
+  getEntityRelations(workspace: string, entityId: string, direction: Direction): Promise<EntityNode | undefined> {
     return getEntityRelations(this.gateway, workspace, entityId, direction);
   }
 

@@ -44,3 +44,10 @@ export function colourOf(entityType: string): string {
   for (let i = 0; i < entityType.length; i++) hash = (hash * 31 + entityType.charCodeAt(i)) | 0;
   return `hsl(${Math.abs(hash) % 360}, 62%, 48%)`;
 }
+
+/** A dot in the colour of an entity type. */
+export function swatch(entityType: string): HTMLElement {
+  const dot = el("span", { className: "swatch", title: entityType });
+  dot.style.backgroundColor = colourOf(entityType);
+  return dot;
+}

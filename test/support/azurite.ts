@@ -60,9 +60,19 @@ function launch(port: number, location: string | undefined): Promise<ChildProces
   // notices and exits instead of lingering as an orphan on its port. (Not an IPC channel: Azurite
   // listens for messages, which would keep it alive after its own graceful shutdown.)
   const watchdog = "--import=data:text/javascript,const p=process.ppid;setInterval(()=>{if(process.ppid!==p)process.exit(1)},500).unref()";
-  const child = spawn(process.execPath, [watchdog, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+  // In a process group of its own, so that stopping it ends all of it (test/support/children.ts does the same for the
+  // tests' children; this file may import only Node built-ins). Unref'd with its pipes: a test that forgets to stop it
+  // must not keep jest alive after the run (issue #21, defect 12); the exit hook below and the watchdog end it then.
+  const child = spawn(process.execPath, [watchdog, ...args], { stdio: ["ignore", "pipe", "pipe"], detached: true });
+  if (child.pid !== undefined) azurites.add(child.pid);
+  child.once("exit", () => azurites.delete(child.pid!));
+  child.unref();
+  for (const stream of [child.stdout, child.stderr]) (stream as { unref?: () => void } | null)?.unref?.();
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error("Azurite did not start within 30 s")), 30_000);
+    const timer = setTimeout(() => {
+      killGroup(child, "SIGKILL");
+      reject(new Error("Azurite did not start within 60 s"));
+    }, 60_000);
     child.stdout!.on("data", (chunk: Buffer) => {
       if (chunk.toString().includes("successfully started")) {
         clearTimeout(timer);
@@ -71,6 +81,24 @@ function launch(port: number, location: string | undefined): Promise<ChildProces
     });
     child.once("exit", (code) => reject(new Error(`Azurite exited early with code ${code}`)));
   });
+}
+
+/** Process-group ids of the Azurites started by this process and not yet exited. */
+const azurites = new Set<number>();
+process.once("exit", () => {
+  for (const groupId of azurites) signalGroup(groupId, "SIGKILL");
+});
+
+function signalGroup(groupId: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-groupId, signal);
+  } catch {
+    // ESRCH: already gone
+  }
+}
+
+function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (child.pid !== undefined) signalGroup(child.pid, signal);
 }
 
 export async function startAzuriteProcess(options: { port?: number; location?: string } = {}): Promise<AzuriteProcess> {
@@ -86,10 +114,10 @@ export async function startAzuriteProcess(options: { port?: number; location?: s
       child = undefined;
       if (!running || running.exitCode !== null) return;
       const exited = new Promise((resolve) => running.once("exit", resolve));
-      running.kill("SIGCONT"); // a paused process cannot shut itself down
-      running.kill(mode === "graceful" ? "SIGINT" : "SIGKILL");
+      killGroup(running, "SIGCONT"); // a paused process cannot shut itself down
+      killGroup(running, mode === "graceful" ? "SIGINT" : "SIGKILL");
       // A graceful stop that does not finish is a bug in the emulator; do not let it hang the suite.
-      const force = mode === "graceful" ? setTimeout(() => running.kill("SIGKILL"), 20_000) : undefined;
+      const force = mode === "graceful" ? setTimeout(() => killGroup(running, "SIGKILL"), 20_000) : undefined;
       await exited;
       clearTimeout(force);
     },

@@ -1,22 +1,22 @@
-import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { bundleViewer } from "../../scripts/viewerBundle.mjs";
+import { spawnChild, waitForExit } from "./children.js";
 
 /** The repository root: jest runs from it. */
 export const ROOT = resolve(".");
 
 /**
- * Compiles the project into dist/ once per `npm test` run (and builds the viewer's files, as `npm run build` does), for the
- * tests that start the built server or CLI as a child process.
+ * Runs `npm run build` (scripts/build.mjs: compiles into dist/ and bundles, only if an input changed since the last build) once
+ * per `npm test` run, for the tests that start the built server or CLI as a child process or check the bundle. The build is a
+ * reaped child with a time limit, so a stuck compiler fails the test instead of holding the run.
  */
 export async function buildOnce(): Promise<void> {
   await oncePerRun("test-build", async () => {
-    execFileSync(process.execPath, [join(ROOT, "node_modules/typescript/bin/tsc"), "-p", join(ROOT, "tsconfig.json")], {
-      stdio: "inherit",
-    });
-    await viewerBuildOnce();
+    const build = spawnChild(process.execPath, [join(ROOT, "scripts/build.mjs")], { cwd: ROOT, stdio: ["ignore", "inherit", "inherit"] });
+    const code = await waitForExit(build, 600_000);
+    if (code !== 0) throw new Error(`npm run build (scripts/build.mjs) failed: ${code}`);
   });
 }
 

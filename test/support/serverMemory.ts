@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { adopt, release } from "./children.js";
 import type { McpTestClient } from "./harness.js";
 
 /** The official memory server (@modelcontextprotocol/server-memory, a dev dependency), as the reference for parity. */
@@ -28,14 +29,23 @@ export async function startServerMemory(): Promise<ServerMemory> {
     stderr: "ignore",
   });
   const client = new Client({ name: "central-memory-parity", version: "1.0.0" });
-  await client.connect(transport);
+  try {
+    await client.connect(transport);
+  } catch (error) {
+    await transport.close();
+    throw error;
+  } finally {
+    adopt(transport.pid); // killed after the test file if a test never closes it (test/support/children.ts)
+  }
   await client.listTools(); // so callTool validates structuredContent against its output schemas, as for ours
   return {
     client,
     file,
     call: async (name, args = {}) => (await client.callTool({ name, arguments: args })) as Awaited<ReturnType<McpTestClient["call"]>>,
     close: async () => {
+      const pid = transport.pid;
       await client.close();
+      release(pid);
       await rm(folder, { recursive: true, force: true });
     },
   };

@@ -10,7 +10,8 @@ export const getEntityRelations = defineTool({
   title: "List an entity's relations",
   description:
     "List the relations of one entity, given by entityId or entityName (if both, they must name the same entity). direction: 'out' (default) for relations it starts, " +
-    "'in' for relations pointing at it, 'both' for all. Each relation says who created it (createdBy) and last changed it (updatedBy).",
+    "'in' for relations pointing at it, 'both' for all. Each relation says who created it (createdBy) and last changed it (updatedBy). " +
+    "version is the entity's own version, to pass as expectedVersion to upsert_entity (absent with asOf).",
   input: {
     entityId: entityId.optional(),
     entityName: entityName.optional(),
@@ -21,6 +22,9 @@ export const getEntityRelations = defineTool({
     success: z.literal(true),
     workspaceName: z.string(),
     entityId: z.string(),
+    version: versionOutput
+      .optional()
+      .describe("The entity's own version: pass it as expectedVersion to update it safely. Absent with asOf."),
     relations: z.array(
       z.object({
         relationId: z.string(),
@@ -37,16 +41,16 @@ export const getEntityRelations = defineTool({
   },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async handler(args, { memory, workspace }) {
-    const { entityId: id, relations } = await memory.getEntityRelations(
-      workspace,
-      { id: args.entityId, name: args.entityName },
-      args.direction,
-      args.asOf,
-    );
+    const {
+      entityId: id,
+      entity,
+      relations,
+    } = await memory.getEntityRelations(workspace, { id: args.entityId, name: args.entityName }, args.direction, args.asOf);
     return {
       success: true as const,
       workspaceName: workspace,
       entityId: id,
+      ...(entity ? { version: versionOrLegacy(entity) } : {}),
       relations: relations.map((r) => ({
         relationId: r.id,
         relationType: r.relationType,

@@ -1,0 +1,154 @@
+import cytoscape, { type ElementDefinition } from "cytoscape";
+import { byId, colourOf } from "./dom.js";
+import { applyFilters, fillFilters } from "./filters.js";
+import { addEntity, entities, relationKey, relations, view, type EntityView, type RelationView } from "./state.js";
+
+/** The drawn graph: cytoscape's elements for what the page holds, their sizes and layout, and what is added later. */
+
+/** Past this many entities the page opens on the most connected ones and expands neighbourhoods on demand. */
+export const LARGE_WORKSPACE = 2000;
+/** How many hubs a large workspace opens on. */
+export const OPENING_HUBS = 300;
+/** Up to this many nodes the force-directed layout is used; above it, hubs in the middle (measured: cose is slow at 1,000). */
+const FORCE_LAYOUT_NODES = 150;
+
+export function degreeTable(): Map<string, number> {
+  const degrees = new Map<string, number>([...entities.keys()].map((name) => [name, 0]));
+  for (const relation of relations.values()) {
+    degrees.set(relation.from, (degrees.get(relation.from) ?? 0) + 1);
+    degrees.set(relation.to, (degrees.get(relation.to) ?? 0) + 1);
+  }
+  return degrees;
+}
+
+/** The nodes a large graph labels from the start: its most connected ones. */
+const LABELLED_HUBS = 40;
+function labelledHubs(degrees: Map<string, number>): Set<string> {
+  const ranked = [...degrees].sort((a, b) => b[1] - a[1]).slice(0, LABELLED_HUBS);
+  return new Set(ranked.map(([name]) => name));
+}
+
+function nodeSize(degree: number): number {
+  return Math.min(80, 14 + 7 * Math.sqrt(degree));
+}
+
+function elementsFor(
+  names: Iterable<string>,
+  links: Iterable<RelationView>,
+  degrees?: Map<string, number>,
+  labelled?: Set<string>,
+): ElementDefinition[] {
+  const result: ElementDefinition[] = [];
+  for (const name of names) {
+    const entity = entities.get(name);
+    if (!entity) continue;
+    const size = nodeSize(degrees?.get(name) ?? 0);
+    // Labels cost a text measurement each: a large graph labels its hubs, and any node once selected.
+    const label = labelled === undefined || labelled.has(name) ? name : "";
+    result.push({ group: "nodes", data: { id: name, name, label, colour: colourOf(entity.entityType), size } });
+  }
+  for (const relation of links) {
+    result.push({
+      group: "edges",
+      data: { id: relationKey(relation), source: relation.from, target: relation.to, type: relation.relationType },
+    });
+  }
+  return result;
+}
+
+/** Re-sizes every node by its degree among the relations the page holds. */
+function resize(): void {
+  if (!view.cy) return;
+  const graph = view.cy;
+  graph.batch(() => graph.nodes().forEach((node) => void node.data("size", nodeSize(node.degree(false)))));
+}
+
+/** Draws what the page holds; a tap on a node calls `onTap`, a double tap `onDoubleTap`, with the entity's name. */
+export function drawGraph(onTap: (name: string) => void, onDoubleTap: (name: string) => void): void {
+  const present = [...relations.values()].filter((r) => entities.has(r.from) && entities.has(r.to));
+  const small = entities.size <= FORCE_LAYOUT_NODES;
+  const degrees = degreeTable();
+  const graph = cytoscape({
+    container: byId("graph"),
+    elements: elementsFor(entities.keys(), present, degrees, small ? undefined : labelledHubs(degrees)),
+    // Positions come from the layout run next; without this cytoscape would first lay everything out on a grid.
+    layout: { name: "preset" },
+    minZoom: 0.05,
+    maxZoom: 4,
+    textureOnViewport: true,
+    hideEdgesOnViewport: !small,
+    pixelRatio: 1,
+    style: [
+      {
+        selector: "node",
+        style: {
+          "background-color": "data(colour)",
+          width: "data(size)",
+          height: "data(size)",
+          label: "data(label)",
+          "font-size": 10,
+          "min-zoomed-font-size": 8,
+          "text-valign": "bottom",
+          "text-margin-y": 3,
+          color: "#1d2330",
+        },
+      },
+      { selector: "edge", style: { width: 1, "line-color": "#b8c0cc", "curve-style": "haystack", opacity: 0.8 } },
+      { selector: "node:selected", style: { "border-width": 3, "border-color": "#111", label: "data(name)" } },
+      { selector: ".hidden", style: { display: "none" } },
+    ],
+  });
+  view.cy = graph;
+  performance.mark("viewer-elements");
+  relayout(small ? "cose" : "concentric");
+  performance.mark("viewer-layout");
+  // A small graph would be fitted at the highest zoom: keep its nodes at a readable size instead.
+  if (graph.zoom() > 1.2) {
+    graph.zoom(1.2);
+    graph.center();
+  }
+  graph.on("tap", "node", (event) => onTap(event.target.id() as string));
+  graph.on("dbltap", "node", (event) => onDoubleTap(event.target.id() as string));
+}
+
+function relayout(name: "cose" | "concentric"): void {
+  if (!view.cy) return;
+  const options =
+    name === "cose"
+      ? { name, animate: false, randomize: true, nodeDimensionsIncludeLabels: true, padding: 40 }
+      : { name, animate: false, concentric: (node: cytoscape.NodeSingular) => node.degree(false), levelWidth: () => 2, minNodeSpacing: 6 };
+  view.cy.layout(options as cytoscape.LayoutOptions).run();
+}
+
+/** Adds entities and relations the page did not hold yet (an expanded neighbourhood, a search hit) to the drawn graph. */
+export function merge(newEntities: EntityView[], newRelations: RelationView[]): void {
+  const fresh: string[] = [];
+  for (const entity of newEntities) {
+    if (!entities.has(entity.name)) fresh.push(entity.name);
+    addEntity(entity);
+  }
+  const links: RelationView[] = [];
+  for (const relation of newRelations) {
+    const key = relationKey(relation);
+    if (relations.has(key)) continue;
+    relations.set(key, relation);
+    if (entities.has(relation.from) && entities.has(relation.to)) links.push(relation);
+  }
+  if (!view.cy || (fresh.length === 0 && links.length === 0)) return;
+  const graph = view.cy;
+  const added = graph.add(
+    elementsFor(
+      fresh,
+      links.filter((r) => graph.getElementById(relationKey(r)).empty()),
+    ),
+  );
+  resize();
+  const around = added.nodes().length > 0 ? added.nodes().neighborhood().nodes().first() : undefined;
+  const centre = around && around.nonempty() ? around.position() : { x: 0, y: 0 };
+  added.nodes().forEach((node, i) => {
+    const angle = (2 * Math.PI * i) / Math.max(1, added.nodes().length);
+    node.position({ x: centre.x + 120 * Math.cos(angle), y: centre.y + 120 * Math.sin(angle) });
+  });
+  fillFilters();
+  applyFilters();
+}
