@@ -65,8 +65,41 @@ export function diffKeyed(view: string, what: string, expected: Map<string, stri
     : [...lines.slice(0, MAX_LINES_PER_VIEW), `${view}: … and ${lines.length - MAX_LINES_PER_VIEW} more`];
 }
 
-const projectEntity = (e: NEntity, fields: readonly EntityField[]): string =>
-  canonicalJson(Object.fromEntries(fields.map((f) => [f, e[f]])));
+const clip = (items: readonly string[]): string =>
+  `[${items.slice(0, 5).join(", ")}${items.length > 5 ? `, … ${items.length - 5} more` : ""}]`;
+
+/** How one field of an entity differs: lists by what each side lacks, scalars side by side; undefined when equal. */
+function fieldDiff(field: EntityField, stored: NEntity, seen: NEntity): string | undefined {
+  const a = stored[field];
+  const b = seen[field];
+  if (canonicalJson(a) === canonicalJson(b)) return undefined;
+  if (Array.isArray(a) && Array.isArray(b)) {
+    const lacks = a.filter((x) => !b.includes(x));
+    const extra = b.filter((x) => !a.includes(x));
+    return `${field}${lacks.length > 0 ? ` view lacks ${clip(lacks)}` : ""}${extra.length > 0 ? ` view has extra ${clip(extra)}` : ""}`;
+  }
+  return `${field} storage ${canonicalJson(a)}, view ${canonicalJson(b)}`;
+}
+
+/** The entities' differences, one line per entity, each naming the fields that differ. */
+function diffEntities(view: string, expected: NGraph, observed: NGraph, fields: readonly EntityField[]): string[] {
+  const lines: string[] = [];
+  for (const [name, stored] of expected.entities) {
+    const seen = observed.entities.get(name);
+    if (!seen) lines.push(`${view}: entity ${name} is missing (storage has it, with ${stored.observations.length} observations)`);
+    else {
+      const fieldLines = fields.map((field) => fieldDiff(field, stored, seen)).filter((line) => line !== undefined);
+      if (fieldLines.length > 0) lines.push(`${view}: entity ${name} differs: ${fieldLines.join("; ")}`);
+    }
+  }
+  for (const [name, seen] of observed.entities) {
+    if (!expected.entities.has(name))
+      lines.push(`${view}: entity ${name} is not in storage (view: ${seen.observations.length} observations)`);
+  }
+  return lines.length <= MAX_LINES_PER_VIEW
+    ? lines
+    : [...lines.slice(0, MAX_LINES_PER_VIEW), `${view}: … and ${lines.length - MAX_LINES_PER_VIEW} more`];
+}
 
 /** The entities (the given fields; unless `entities` is false) and relations (unless `relations` is false) of `observed` against `expected`. */
 export function diffGraphs(
@@ -75,11 +108,9 @@ export function diffGraphs(
   observed: NGraph,
   options: { fields?: readonly EntityField[]; entities?: boolean; relations?: boolean } = {},
 ): string[] {
-  const fields = options.fields ?? ALL_ENTITY_FIELDS;
-  const entities = (g: NGraph) => new Map([...g.entities].map(([name, e]) => [name, projectEntity(e, fields)]));
   const relations = (g: NGraph) => new Map([...g.relations].map(([label, r]) => [label, `metadata ${r.metadata}`]));
   return [
-    ...(options.entities === false ? [] : diffKeyed(view, "entity", entities(expected), entities(observed))),
+    ...(options.entities === false ? [] : diffEntities(view, expected, observed, options.fields ?? ALL_ENTITY_FIELDS)),
     ...(options.relations === false ? [] : diffKeyed(view, "relation", relations(expected), relations(observed))),
   ];
 }

@@ -46,6 +46,8 @@ export class GenState {
   readonly tags = ["t1", "t2", "t3"];
   /** Times (ISO) between rounds, for restore_entity's asOf. */
   readonly pastTimes: string[] = [];
+  /** Names a generated call may have deleted (delete_entities, a merge's sources): what restore_entity mostly picks. */
+  readonly removed: string[] = [];
   private readonly contents = new Map<string, string[]>();
   private counter = 0;
 
@@ -76,6 +78,11 @@ export class GenState {
   }
   relation(): { from: string; to: string; relationType: string } {
     return { from: this.name(), to: this.name(), relationType: this.rng.pick(this.relationTypes) };
+  }
+  /** `name`, noted as one a call may delete. */
+  removing(name: string): string {
+    this.removed.push(name);
+    return name;
   }
   metadata(): Record<string, unknown> {
     return { v: this.rng.int(0, 99) };
@@ -116,7 +123,7 @@ export const WRITE_GENERATORS: Readonly<Record<string, Generator>> = {
     const entityName = g.name();
     return { deletions: [{ entityName, observations: [g.known(entityName)] }] };
   },
-  delete_entities: (g) => ({ entityNames: [g.name()] }),
+  delete_entities: (g) => ({ entityNames: [g.removing(g.name())] }),
   upsert_relation: (g) => ({ ...g.relation(), ...(g.rng.chance(0.7) ? { metadata: g.metadata() } : {}) }),
   create_relations: (g) => ({ relations: Array.from({ length: g.rng.int(1, 2) }, () => g.relation()) }),
   delete_relations: (g) => ({ relations: [g.relation()] }),
@@ -134,10 +141,10 @@ export const WRITE_GENERATORS: Readonly<Record<string, Generator>> = {
   delete_tags: (g) => ({ tagNames: [g.rng.pick(g.tags)] }),
   merge_entities: (g) => {
     const [target, ...sources] = g.rng.some(g.names, g.rng.int(2, 3));
-    return { target, sources };
+    return { target, sources: sources.map((name) => g.removing(name)) };
   },
   restore_entity: (g) => ({
-    entityName: g.name(),
+    entityName: g.removed.length > 0 && g.rng.chance(0.8) ? g.rng.pick(g.removed) : g.name(),
     ...(g.pastTimes.length > 0 && g.rng.chance(0.4) ? { asOf: g.rng.pick(g.pastTimes) } : {}),
   }),
   execute_batch: (g) => ({
@@ -169,7 +176,16 @@ export const WRITE_WEIGHTS: Readonly<Record<string, number>> = {
   merge_entities: 3,
   restore_entity: 2,
   execute_batch: 3,
-  delete_workspace: 0.3,
+  delete_workspace: 1,
+};
+
+/** Reads issued between the writes, so each instance's index is built early and then brought current by the feed. */
+export const READ_GENERATORS: Readonly<Record<string, Generator>> = {
+  read_graph: () => ({}),
+  search_entities: (g) => ({ query: g.name() }),
+  get_stats: () => ({}),
+  search_relations: () => ({}),
+  get_all_tags: () => ({}),
 };
 
 /** A write tool drawn by weight; `without` leaves some out (e.g. delete_workspace in runs that test other races). */

@@ -6,7 +6,7 @@ import { TableClient } from "@azure/data-tables";
 import { TEST_TABLE, testConnectionString, uniqueWorkspace, type McpTestClient } from "../harness.js";
 import { partitionRows } from "../rawRows.js";
 import { Link, startInstance, stopInstances, type Instance } from "./cluster.js";
-import { drawTool, GenState, Rng, WRITE_GENERATORS } from "./generator.js";
+import { drawTool, GenState, READ_GENERATORS, Rng, WRITE_GENERATORS } from "./generator.js";
 import { lostWrites, type Call } from "./history.js";
 import { graphOfRows, NON_GRAPH_KINDS, orphans } from "./model.js";
 import { checkViews } from "./views.js";
@@ -31,13 +31,16 @@ export interface CheckerOptions {
   linkDelays?: boolean;
   /** Draw delete_workspace too (default true). */
   workspaceDeletes?: boolean;
-  /** Weights of the round kinds: random, crossed merges, a relation deleted on a slow link while upserted elsewhere. */
-  scenarios?: { random: number; crossedMerge: number; relationRace: number };
+  /**
+   * Weights of the round kinds: random, crossed merges, a relation deleted on a slow link while upserted elsewhere, and a
+   * workspace deleted while written and read, then re-created (missing kinds weigh 0).
+   */
+  scenarios?: Partial<Record<Scenario, number>>;
 }
 
 /** What one run found. `problems` is empty when every check held. */
 export interface CheckerReport {
-  seed: number;
+  options: CheckerOptions;
   workspace: string;
   calls: number;
   acknowledged: number;
@@ -47,7 +50,8 @@ export interface CheckerReport {
   problems: string[];
 }
 
-const DEFAULT_SCENARIOS = { random: 6, crossedMerge: 1, relationRace: 1 };
+type Scenario = "random" | "crossedMerge" | "relationRace" | "workspaceRace";
+const DEFAULT_SCENARIOS: Record<Scenario, number> = { random: 6, crossedMerge: 1, relationRace: 1, workspaceRace: 0.5 };
 
 /** Runs the checker once; starts and stops its own instances. */
 export async function runChecker(options: CheckerOptions): Promise<CheckerReport> {
@@ -68,6 +72,7 @@ export async function runChecker(options: CheckerOptions): Promise<CheckerReport
       const kind = pickScenario(rng, scenarios);
       if (kind === "crossedMerge") await crossedMerge(rng, g, runner, options.linkDelays !== false);
       else if (kind === "relationRace") await relationRace(rng, g, runner, options.linkDelays !== false);
+      else if (kind === "workspaceRace") await workspaceRace(rng, g, runner);
       else await randomRound(rng, g, runner, options);
       g.pastTimes.push(new Date().toISOString());
     }
@@ -77,7 +82,7 @@ export async function runChecker(options: CheckerOptions): Promise<CheckerReport
     await writeFile(historyFile, JSON.stringify({ options, clockOffsetsMs: offsets, history }, null, 1));
     return {
       historyFile,
-      seed: options.seed,
+      options,
       workspace,
       calls: history.length,
       acknowledged: history.filter((c) => c.ok).length,
@@ -115,16 +120,21 @@ class Runner {
     return call;
   }
 
-  /** The call on a random client of `instance` (or of a random instance). */
-  on(rng: Rng, tool: string, args: Record<string, unknown>, instance = rng.pick(this.instances)): Promise<Call> {
-    return this.call(instance, rng.pick(instance.clients), tool, args);
+  /**
+   * The call on a random client of `instance` (or of a random instance), after `delayMs`. The choices are made now, not
+   * after the wait, so the seed's sequence of choices does not depend on timing.
+   */
+  on(rng: Rng, tool: string, args: Record<string, unknown>, instance = rng.pick(this.instances), delayMs = 0): Promise<Call> {
+    const client = rng.pick(instance.clients);
+    return sleep(delayMs).then(() => this.call(instance, client, tool, args));
   }
 }
 
-function pickScenario(rng: Rng, weights: Required<CheckerOptions>["scenarios"]): keyof typeof DEFAULT_SCENARIOS {
-  let x = rng.next() * (weights.random + weights.crossedMerge + weights.relationRace);
-  if ((x -= weights.random) < 0) return "random";
-  return x - weights.crossedMerge < 0 ? "crossedMerge" : "relationRace";
+function pickScenario(rng: Rng, weights: Partial<Record<Scenario, number>>): Scenario {
+  const entries = Object.entries(weights) as [Scenario, number][];
+  let x = rng.next() * entries.reduce((sum, [, w]) => sum + w, 0);
+  for (const [kind, weight] of entries) if ((x -= weight) < 0) return kind;
+  return "random";
 }
 
 /** Seeded jitter on every instance; in one round of ten, one instance's transactions take 1.5 s more. */
@@ -137,14 +147,18 @@ function setLinks(rng: Rng, instances: readonly Instance[]): void {
   if (rng.chance(0.1)) rng.pick(instances).link.batchMs = 1500;
 }
 
-/** Up to maxConcurrent random write calls at once, each on a random instance, started a few ms apart. */
+/** Up to maxConcurrent random write calls at once, and a read or two, each on a random instance, started a few ms apart. */
 async function randomRound(rng: Rng, g: GenState, runner: Runner, options: CheckerOptions): Promise<void> {
   const without = new Set(options.workspaceDeletes === false ? ["delete_workspace"] : []);
   const calls = Array.from({ length: rng.int(2, options.maxConcurrent ?? 5) }, () => {
     const tool = drawTool(rng, without);
     return { tool, args: WRITE_GENERATORS[tool]!(g), wait: rng.int(0, 60), instance: rng.pick(runner.instances) };
   });
-  await Promise.all(calls.map(async (c) => (await sleep(c.wait), runner.on(rng, c.tool, c.args, c.instance))));
+  for (let reads = rng.int(0, 2); reads > 0; reads--) {
+    const tool = rng.pick(Object.keys(READ_GENERATORS));
+    calls.push({ tool, args: READ_GENERATORS[tool]!(g), wait: rng.int(0, 120), instance: rng.pick(runner.instances) });
+  }
+  await Promise.all(calls.map((c) => runner.on(rng, c.tool, c.args, c.instance, c.wait)));
 }
 
 /**
@@ -163,7 +177,7 @@ async function crossedMerge(rng: Rng, g: GenState, runner: Runner, slowLinks: bo
   if (slowLinks) for (const link of [x.link, y.link]) Object.assign(link, { jitterMs: 150, jitterChance: 1 });
   await Promise.all([
     runner.on(rng, "merge_entities", { target: b, sources: [a] }, x),
-    sleep(rng.int(0, 20)).then(() => runner.on(rng, "merge_entities", { target: a, sources: [b] }, y)),
+    runner.on(rng, "merge_entities", { target: a, sources: [b] }, y, rng.int(0, 20)),
   ]);
 }
 
@@ -182,11 +196,37 @@ async function relationRace(rng: Rng, g: GenState, runner: Runner, slowLinks: bo
   try {
     await Promise.all([
       runner.on(rng, "delete_relations", { relations: [relation] }, slow),
-      sleep(rng.int(20, 300)).then(() => runner.on(rng, "upsert_relation", { ...relation, metadata: g.metadata() }, fast)),
+      runner.on(rng, "upsert_relation", { ...relation, metadata: g.metadata() }, fast, rng.int(20, 300)),
     ]);
   } finally {
     slow.link.batchMs = before;
   }
+}
+
+/**
+ * Defects 2 and 4's shape: a workspace deleted while other instances write to it and read it, then its entities
+ * re-created by name and read again.
+ */
+async function workspaceRace(rng: Rng, g: GenState, runner: Runner): Promise<void> {
+  const [a, b] = rng.some(g.names, 2) as [string, string];
+  await Promise.all(
+    [a, b].map((name) => runner.on(rng, "upsert_entity", { name, entityType: "person", observations: g.freshMany(name, 5) })),
+  );
+  await Promise.all([
+    runner.on(rng, "delete_workspace", { confirm: g.workspace }),
+    runner.on(
+      rng,
+      "add_observations",
+      { observations: [{ entityName: a, contents: [g.fresh(a), g.fresh(a)] }] },
+      undefined,
+      rng.int(0, 80),
+    ),
+    runner.on(rng, "upsert_relation", { from: a, to: b, relationType: "knows" }, undefined, rng.int(0, 80)),
+    runner.on(rng, "read_graph", {}, undefined, rng.int(0, 150)),
+  ]);
+  await runner.on(rng, "search_entities", { query: a });
+  await Promise.all([a, b].map((name) => runner.on(rng, "upsert_entity", { name, entityType: "person" })));
+  await runner.on(rng, "read_graph", {});
 }
 
 /** The checks, once every call has returned: storage's own consistency, lost writes, then every instance's views. */
@@ -221,8 +261,10 @@ export function groupByInstance(problems: readonly string[]): string[] {
 
 /** The report as text: the seed to replay it with, the setup, and the problems (the same one on several instances once). */
 export function formatReport(report: CheckerReport, replay: string): string {
+  const { seed, rounds, ...rest } = report.options;
+  const again = `CHECKER_SEED=${seed} CHECKER_ROUNDS=${rounds ?? 12} CHECKER_OPTIONS='${JSON.stringify(rest)}' ${replay}`;
   const head =
-    `consistency checker, seed ${report.seed} (replay: CHECKER_SEED=${report.seed} ${replay}); workspace ${report.workspace}; ` +
+    `consistency checker, seed ${seed} (replay: ${again}); workspace ${report.workspace}; ` +
     `${report.calls} calls, ${report.acknowledged} acknowledged; clock offsets ${report.clockOffsetsMs.join("/")} ms; history ${report.historyFile}`;
   const lines = groupByInstance(report.problems);
   return lines.length === 0 ? `${head}: no problem` : `${head}\n${lines.length} problems:\n  ${lines.join("\n  ")}`;
