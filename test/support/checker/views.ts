@@ -1,11 +1,22 @@
 import type { McpTestClient } from "../harness.js";
-import { diffGraphs, diffKeyed, graphOfView, statsOf, statsOfView, tagsOf, tagsOfView, tagUsageOf, tagUsageOfView } from "./compare.js";
-import type { NGraph } from "./model.js";
+import {
+  diffGraphs,
+  diffKeyed,
+  graphOfView,
+  relationOfView,
+  statsOf,
+  statsOfView,
+  tagsOf,
+  tagsOfView,
+  tagUsageOf,
+  tagUsageOfView,
+} from "./compare.js";
+import { relationLabel, type NGraph } from "./model.js";
 
 /**
  * The checker's reads: every index-served view (read_graph, the listing of search_entities, search_relations, get_stats,
- * get_all_tags, get_tag_usage) and read_graph asOf now, through one instance's client, each compared with the graph
- * storage holds.
+ * get_all_tags, get_tag_usage, get_neighbors of each entity) and read_graph asOf now, through one instance's client, each
+ * compared with the graph storage holds.
  */
 
 type Json = Record<string, unknown>;
@@ -77,5 +88,33 @@ export async function checkViews(client: McpTestClient, label: string, workspace
   if (usage.ok) problems.push(...diffKeyed(`${label} get_tag_usage`, "tag", tagUsageOf(stored), tagUsageOfView(usage.value)));
   else failed("get_tag_usage", usage.error);
 
+  problems.push(...(await checkNeighbors(client, label, workspace, stored)));
+  return problems;
+}
+
+/** get_neighbors (depth 1, both directions) of every stored entity: the entities around it and the relations among them. */
+async function checkNeighbors(client: McpTestClient, label: string, workspace: string, stored: NGraph): Promise<string[]> {
+  const problems: string[] = [];
+  const relations = [...stored.relations.values()];
+  for (const name of stored.entities.keys()) {
+    const got = await answer(client, "get_neighbors", { workspaceName: workspace, entityName: name });
+    if (!got.ok) {
+      problems.push(`${label} get_neighbors ${name} failed: ${got.error.slice(0, 300)}`);
+      continue;
+    }
+    const around = new Map([[name, "distance 0"]]);
+    for (const r of relations) {
+      if (r.from === name && r.to !== name) around.set(r.to, "distance 1");
+      if (r.to === name && r.from !== name) around.set(r.from, "distance 1");
+    }
+    const among = relations.filter((r) => around.has(r.from) && around.has(r.to)).map((r) => [relationLabel(r), ""] as const);
+    const seen = (got.value.entities as Json[]).map((e) => [String(e.name), `distance ${String(e.distance)}`] as const);
+    const seenRelations = (got.value.relations as Json[]).map((r) => [relationLabel(relationOfView(r)), ""] as const);
+    const view = `${label} get_neighbors ${name}`;
+    problems.push(
+      ...diffKeyed(view, "entity", around, new Map(seen)),
+      ...diffKeyed(view, "relation", new Map(among), new Map(seenRelations)),
+    );
+  }
   return problems;
 }
