@@ -107,9 +107,9 @@ async function checkNeighbors(client: McpTestClient, label: string, workspace: s
       if (r.from === name && r.to !== name) around.set(r.to, "distance 1");
       if (r.to === name && r.from !== name) around.set(r.from, "distance 1");
     }
-    const among = relations.filter((r) => around.has(r.from) && around.has(r.to)).map((r) => [relationLabel(r), ""] as const);
+    const among = relations.filter((r) => around.has(r.from) && around.has(r.to)).map((r) => [relationLabel(r), "present"] as const);
     const seen = (got.value.entities as Json[]).map((e) => [String(e.name), `distance ${String(e.distance)}`] as const);
-    const seenRelations = (got.value.relations as Json[]).map((r) => [relationLabel(relationOfView(r)), ""] as const);
+    const seenRelations = (got.value.relations as Json[]).map((r) => [relationLabel(relationOfView(r)), "present"] as const);
     const view = `${label} get_neighbors ${name}`;
     problems.push(
       ...diffKeyed(view, "entity", around, new Map(seen)),
