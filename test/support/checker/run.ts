@@ -45,8 +45,8 @@ export interface CheckerReport {
   calls: number;
   acknowledged: number;
   clockOffsetsMs: number[];
-  /** Where the run's history was written (JSON: every call with its arguments, answer and times). */
-  historyFile: string;
+  /** Where the run's history was written when it found a problem (JSON: every call with its arguments, answer and times). */
+  historyFile?: string;
   problems: string[];
 }
 
@@ -78,10 +78,10 @@ export async function runChecker(options: CheckerOptions): Promise<CheckerReport
     }
     for (const instance of instances) instance.link.off();
     const problems = await checkAll(workspace, history, instances);
-    const historyFile = join(tmpdir(), `checker-${options.seed}-${workspace}.json`);
-    await writeFile(historyFile, JSON.stringify({ options, clockOffsetsMs: offsets, history }, null, 1));
+    const historyFile = problems.length > 0 ? join(tmpdir(), `checker-${options.seed}-${workspace}.json`) : undefined;
+    if (historyFile) await writeFile(historyFile, JSON.stringify({ options, clockOffsetsMs: offsets, history }, null, 1));
     return {
-      historyFile,
+      ...(historyFile ? { historyFile } : {}),
       options,
       workspace,
       calls: history.length,
@@ -265,7 +265,7 @@ export function formatReport(report: CheckerReport, replay: string): string {
   const again = `CHECKER_SEED=${seed} CHECKER_ROUNDS=${rounds ?? 12} CHECKER_OPTIONS='${JSON.stringify(rest)}' ${replay}`;
   const head =
     `consistency checker, seed ${seed} (replay: ${again}); workspace ${report.workspace}; ` +
-    `${report.calls} calls, ${report.acknowledged} acknowledged; clock offsets ${report.clockOffsetsMs.join("/")} ms; history ${report.historyFile}`;
+    `${report.calls} calls, ${report.acknowledged} acknowledged; clock offsets ${report.clockOffsetsMs.join("/")} ms${report.historyFile ? `; history ${report.historyFile}` : ""}`;
   const lines = groupByInstance(report.problems);
   return lines.length === 0 ? `${head}: no problem` : `${head}\n${lines.length} problems:\n  ${lines.join("\n  ")}`;
 }
