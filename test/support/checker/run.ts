@@ -32,8 +32,9 @@ export interface CheckerOptions {
   /** Draw delete_workspace too (default true). */
   workspaceDeletes?: boolean;
   /**
-   * Weights of the round kinds: random, crossed merges, a relation deleted on a slow link while upserted elsewhere, and a
-   * workspace deleted while written and read, then re-created (missing kinds weigh 0).
+   * Weights of the round kinds: random, crossed merges, a relation deleted on a slow link while upserted elsewhere, a
+   * workspace deleted while written and read, then re-created, and an entity restored twice at once while re-created
+   * (missing kinds weigh 0).
    */
   scenarios?: Partial<Record<Scenario, number>>;
 }
@@ -50,8 +51,8 @@ export interface CheckerReport {
   problems: string[];
 }
 
-type Scenario = "random" | "crossedMerge" | "relationRace" | "workspaceRace";
-const DEFAULT_SCENARIOS: Record<Scenario, number> = { random: 6, crossedMerge: 1, relationRace: 1, workspaceRace: 0.5 };
+type Scenario = "random" | "crossedMerge" | "relationRace" | "workspaceRace" | "restoreRace";
+const DEFAULT_SCENARIOS: Record<Scenario, number> = { random: 6, crossedMerge: 1, relationRace: 1, workspaceRace: 0.5, restoreRace: 0.5 };
 
 /** Runs the checker once; starts and stops its own instances. */
 export async function runChecker(options: CheckerOptions): Promise<CheckerReport> {
@@ -73,12 +74,14 @@ export async function runChecker(options: CheckerOptions): Promise<CheckerReport
       if (kind === "crossedMerge") await crossedMerge(rng, g, runner, options.linkDelays !== false);
       else if (kind === "relationRace") await relationRace(rng, g, runner, options.linkDelays !== false);
       else if (kind === "workspaceRace") await workspaceRace(rng, g, runner);
+      else if (kind === "restoreRace") await restoreRace(rng, g, runner);
       else await randomRound(rng, g, runner, options);
       g.pastTimes.push(new Date().toISOString());
     }
     for (const instance of instances) instance.link.off();
     const problems = await checkAll(workspace, history, instances);
-    const historyFile = problems.length > 0 ? join(tmpdir(), `checker-${options.seed}-${workspace}.json`) : undefined;
+    const historyFile =
+      problems.length > 0 || process.env.CHECKER_HISTORY === "1" ? join(tmpdir(), `checker-${options.seed}-${workspace}.json`) : undefined;
     if (historyFile) await writeFile(historyFile, JSON.stringify({ options, clockOffsetsMs: offsets, history }, null, 1));
     return {
       ...(historyFile ? { historyFile } : {}),
@@ -227,6 +230,28 @@ async function workspaceRace(rng: Rng, g: GenState, runner: Runner): Promise<voi
   await runner.on(rng, "search_entities", { query: a });
   await Promise.all([a, b].map((name) => runner.on(rng, "upsert_entity", { name, entityType: "person" })));
   await runner.on(rng, "read_graph", {});
+}
+
+/**
+ * Defect 9's shape: an entity with observations, tags and a relation, changed, deleted, then restored at two times at once
+ * from two instances while a third re-creates it by name.
+ */
+async function restoreRace(rng: Rng, g: GenState, runner: Runner): Promise<void> {
+  const [a, b] = rng.some(g.names, 2) as [string, string];
+  await Promise.all(
+    [a, b].map((name) => runner.on(rng, "upsert_entity", { name, entityType: "person", observations: g.freshMany(name, 3) })),
+  );
+  await runner.on(rng, "upsert_relation", { from: a, to: b, relationType: "knows", metadata: g.metadata() });
+  await runner.on(rng, "tag_entity", { entityName: a, tagNames: [rng.pick(g.tags)] });
+  await sleep(20);
+  const before = new Date().toISOString();
+  await runner.on(rng, "upsert_entity", { name: a, entityType: "project", observations: [g.fresh(a)], metadata: g.metadata() });
+  await runner.on(rng, "delete_entities", { entityNames: [a] });
+  await Promise.all([
+    runner.on(rng, "restore_entity", { entityName: a }),
+    runner.on(rng, "restore_entity", { entityName: a, asOf: before }, undefined, rng.int(0, 30)),
+    runner.on(rng, "upsert_entity", { name: a, entityType: "person", observations: [g.fresh(a)] }, undefined, rng.int(0, 60)),
+  ]);
 }
 
 /** The checks, once every call has returned: storage's own consistency, lost writes, then every instance's views. */
