@@ -38,7 +38,7 @@ const CI_RUNS: { name: string; options: CheckerOptions }[] = [
     name: "random writes, instance clocks up to 30 s apart",
     options: { seed: 1, rounds: 12, linkDelays: false, scenarios: { random: 1 } },
   },
-  { name: "everything at once", options: { seed: 2, rounds: 12 } },
+  { name: "everything at once", options: { seed: 4, rounds: 12 } },
   { name: "everything at once", options: { seed: 3, rounds: 12 } },
 ];
 
