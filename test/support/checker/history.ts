@@ -42,7 +42,8 @@ type Threat =
   | { kind: "remove-entity-tag"; name: string; tag: string }
   | { kind: "untag-observation"; name: string; content: string; tag: string }
   | { kind: "delete-tag"; tag: string }
-  | { kind: "delete-workspace" };
+  | { kind: "delete-workspace" }
+  | { kind: "restore"; name: string };
 
 /** The claims of one operation (a tool call, or one operation of a batch) that succeeded. */
 function claimsOf(tool: string, args: Json, answer: Json): Claim[] {
@@ -119,6 +120,8 @@ function threatsOf(tool: string, args: Json): Threat[] {
       return strings(args.tagNames).map((tag) => ({ kind: "delete-tag", tag }));
     case "delete_workspace":
       return [{ kind: "delete-workspace" }];
+    case "restore_entity":
+      return [{ kind: "restore", name: str(args.entityName) }];
     case "execute_batch":
       return arr(args.operations).flatMap((op) => threatsOf(str(op.op), (op.args as Json) ?? {}));
     default:
@@ -126,9 +129,12 @@ function threatsOf(tool: string, args: Json): Threat[] {
   }
 }
 
-/** The entities what hung off `name` may be on: itself, and every target a concurrent or later merge may have moved it to. */
+/**
+ * The entities what hung off `name` may be on: itself, every target a concurrent or later merge may have moved it to, and
+ * every entity a concurrent or later restore_entity brought back (a restore of a merged-away source may move its rows back).
+ */
 function holders(name: string, threats: readonly Threat[]): Set<string> {
-  const found = new Set([name]);
+  const found = new Set([name, ...threats.flatMap((t) => (t.kind === "restore" ? [t.name] : []))]);
   for (let grew = true; grew;) {
     grew = false;
     for (const t of threats) {
