@@ -138,12 +138,13 @@ export class IndexRegistry implements GraphIndex {
 
 /**
  * Whether the registry row says this is the workspace the index was built on (contracts: the
- * generation). Built at generation G: the row must still carry G. Built with no generation (no row,
- * or a row without one): the row may be absent or appear without one (first writes register it);
- * a row with a generation was claimed by a build elsewhere, after which this index cannot tell a
- * deletion in between, so it is built again once.
+ * generation). Built at generation G: the row must still carry G. Built with no generation (the
+ * workspace had no registry row, or the claim lost to a deletion): nothing can tell a deletion since,
+ * since a delete_workspace leaves no event and a re-created row looks like the first one, so such an
+ * index answers only the read that built it, and the next read builds again (for a workspace with no
+ * row that scan is one request, as the tail read would be; a build that finds the row claims its
+ * generation, after which the tail read suffices). Issue #21, defect 2.
  */
 function sameWorkspace(index: WorkspaceIndex, registry: RegistryState): boolean {
-  if (index.generation !== undefined) return registry.present && registry.generation === index.generation;
-  return registry.generation === undefined;
+  return index.generation !== undefined && registry.present && registry.generation === index.generation;
 }
