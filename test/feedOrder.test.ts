@@ -32,7 +32,12 @@ beforeAll(async () => {
     startTestServer({ storage: { clock: () => Date.now() + SKEW_MS } }),
   ]);
   slowLink = injectRaces(x.app.storage.table);
-  [yc, xc, behindc, aheadc] = await Promise.all([y, x, behind, ahead].map((server) => connectClient(server.url)));
+  [yc, xc, behindc, aheadc] = await Promise.all([
+    connectClient(y.url),
+    connectClient(x.url),
+    connectClient(behind.url),
+    connectClient(ahead.url),
+  ]);
 });
 
 afterAll(async () => {
@@ -82,22 +87,29 @@ async function relationViews(client: McpTestClient, ws: string): Promise<Record<
 /** The rounds (as messages) where some view on some instance differs from storage. */
 async function relationMismatches(workspaces: string[], clients: Record<string, McpTestClient>): Promise<string[]> {
   const failures: string[] = [];
-  for (const ws of workspaces) {
-    const stored = await storedRelations(ws);
-    for (const [name, client] of Object.entries(clients)) {
-      for (const [view, shown] of Object.entries(await relationViews(client, ws))) {
-        const expected = view === "find_path" ? (stored.length > 0 ? ["found"] : []) : stored;
-        if (JSON.stringify(shown) !== JSON.stringify(expected)) {
-          failures.push(`${ws} ${name} ${view}: ${JSON.stringify(shown)} but storage holds ${JSON.stringify(stored)}`);
+  await Promise.all(
+    workspaces.map(async (ws) => {
+      const stored = await storedRelations(ws);
+      for (const [name, client] of Object.entries(clients)) {
+        for (const [view, shown] of Object.entries(await relationViews(client, ws))) {
+          const expected = view === "find_path" ? (stored.length > 0 ? ["found"] : []) : stored;
+          if (JSON.stringify(shown) !== JSON.stringify(expected)) {
+            failures.push(`${ws} ${name} ${view}: ${JSON.stringify(shown)} but storage holds ${JSON.stringify(stored)}`);
+          }
         }
       }
-    }
-  }
+    }),
+  );
   return failures;
 }
 
 async function seedRelation(ws: string): Promise<void> {
-  ok(await yc.call("create_entities", { workspaceName: ws, entities: ["A", "B"].map((name) => ({ name, entityType: "t", observations: [] })) }));
+  ok(
+    await yc.call("create_entities", {
+      workspaceName: ws,
+      entities: ["A", "B"].map((name) => ({ name, entityType: "t", observations: [] })),
+    }),
+  );
   ok(await yc.call("upsert_relation", { workspaceName: ws, from: "A", to: "B", relationType: "knows", metadata: { v: 0 } }));
   // Every instance builds its index now, so what follows reaches them through the feed's tail.
   for (const client of [yc, xc, behindc, aheadc]) ok(await client.call("search_relations", { workspaceName: ws }));
@@ -169,10 +181,13 @@ describe("two metadata updates of one entity", () => {
   /** The rounds where a view differs from the raw entity row: its metadata, and its version (search hits carry no metadata). */
   async function entityMismatches(workspaces: string[], clients: Record<string, McpTestClient>): Promise<string[]> {
     const failures: string[] = [];
-    for (const ws of workspaces) {
+    const check = async (ws: string) => {
       const rows = await partitionRows(y.app.storage.table, ws, ["event", "workspace"]);
       const row = rows.find((candidate) => candidate.kind === "entity" && candidate.name === "E");
-      const stored = { metadata: typeof row?.metadata === "string" ? (JSON.parse(row.metadata) as unknown) : undefined, version: row?.version };
+      const stored = {
+        metadata: typeof row?.metadata === "string" ? (JSON.parse(row.metadata) as unknown) : undefined,
+        version: row?.version,
+      };
       for (const [name, client] of Object.entries(clients)) {
         const search = ok<{ hits: { entity: EntityView }[] }>(await client.call("search_entities", { workspaceName: ws, query: "E" }));
         const graph = ok<{ entities: EntityView[] }>(await client.call("read_graph", { workspaceName: ws }));
@@ -191,7 +206,8 @@ describe("two metadata updates of one entity", () => {
           }
         }
       }
-    }
+    };
+    await Promise.all(workspaces.map(check));
     return failures;
   }
 

@@ -97,9 +97,11 @@ export class IndexRegistry implements GraphIndex {
 
   private async refresh(workspace: string, entry: Entry): Promise<WorkspaceIndex> {
     const index = entry.index;
-    if (index) {
+    // An index built without a generation is never brought current (sameWorkspace): scan at once, one request, not two.
+    if (index?.generation !== undefined) {
       const tail = await this.source.tail(workspace, index.position);
-      if (tail && sameWorkspace(index, tail.registry)) {
+      // Rebuilt too when an event arrived late (WorkspaceIndex.accepts): rare, and a scan is the only sound answer.
+      if (tail && sameWorkspace(index, tail.registry) && index.accepts(tail.events)) {
         try {
           index.apply(tail.events);
           index.position = tail.position;
@@ -109,7 +111,7 @@ export class IndexRegistry implements GraphIndex {
           throw error;
         }
       }
-      entry.index = undefined; // deleted, re-created, or history pruned past it: build again
+      entry.index = undefined; // deleted, re-created, history pruned past it, or an event came late: build again
     }
     const snapshot = await this.source.snapshot(workspace);
     const generation = snapshot.registry.present ? await this.source.claimGeneration(workspace, snapshot.registry) : undefined;
