@@ -145,7 +145,7 @@ describe("a relation deleted on one instance while another updates it", () => {
     const failures = await relationMismatches(workspaces, { X: xc, Y: yc });
     failures.push(...(await withFreshInstance((fresh) => relationMismatches(workspaces, { fresh }))));
     expect(failures).toEqual([]);
-  });
+  }, 120_000);
 
   test(`clock skew (30 s), no delay: writes one after the other on instances whose clocks disagree (${ROUNDS} rounds)`, async () => {
     const workspaces: string[] = [];
@@ -168,7 +168,7 @@ describe("a relation deleted on one instance while another updates it", () => {
     const failures = await relationMismatches(workspaces, { "X-": behindc, "X+": aheadc, Y: yc });
     failures.push(...(await withFreshInstance((fresh) => relationMismatches(workspaces, { fresh }))));
     expect(failures).toEqual([]);
-  });
+  }, 120_000);
 });
 
 describe("two metadata updates of one entity", () => {
@@ -237,5 +237,5 @@ describe("two metadata updates of one entity", () => {
     const failures = await entityMismatches(workspaces, { X: xc, "X-": behindc, "X+": aheadc, Y: yc });
     failures.push(...(await withFreshInstance((fresh) => entityMismatches(workspaces, { fresh }))));
     expect(failures).toEqual([]);
-  });
+  }, 120_000);
 });
