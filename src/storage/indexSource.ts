@@ -82,8 +82,9 @@ export class TableIndexSource implements IndexSource {
     if (position.committedSince !== undefined) {
       filter += odata` and (Timestamp ge ${new Date(position.committedSince)} or RowKey eq ${rowKey.workspace})`;
     }
+    // The earliest page's server time: a row its page did not see was invisible when that page was read, not just the last.
     let serverTime: number | undefined;
-    const rows = await this.gateway.query(filter, undefined, (ms) => (serverTime = Math.max(serverTime ?? ms, ms)));
+    const rows = await this.gateway.query(filter, undefined, (ms) => (serverTime = Math.min(serverTime ?? ms, ms)));
     const registryRow = rows.find((row) => kindOf(row) === "workspace");
     const eventRows = rows.filter((row) => kindOf(row) === "event");
     const step = feedStep(eventRows, position, readAt, this.latenessMs);
