@@ -93,6 +93,8 @@ class ScriptedSource implements IndexSource {
   nodes: EntityNode[] = [node(1, "A", ["alpha"])];
   registry: RegistryState = { present: true, generation: "g1", etag: "e" };
   pruned = false;
+  /** What the next tail read brings. */
+  tailEvents: ChangeEvent[] = [];
   snapshots = 0;
   tails = 0;
   private release: (() => void) | undefined;
@@ -115,7 +117,7 @@ class ScriptedSource implements IndexSource {
   async tail(_workspace: string, position: FeedPosition): Promise<FeedTail | undefined> {
     this.tails += 1;
     await this.gate;
-    return this.pruned ? undefined : { events: [], registry: this.registry, position };
+    return this.pruned ? undefined : { events: this.tailEvents.splice(0), registry: this.registry, position };
   }
 
   claimGeneration(_workspace: string, registry: RegistryState): Promise<string | undefined> {
@@ -153,6 +155,24 @@ describe("IndexRegistry", () => {
     await registry.stats("w");
     await registry.stats("w");
     expect([source.snapshots, source.tails]).toEqual([3, 1]);
+  });
+
+  test("applies a tail's events in commit order, and builds again when one was committed before an event it applied", async () => {
+    const source = new ScriptedSource();
+    const registry = new IndexRegistry(source, 1 << 30);
+    await registry.stats("w"); // built
+    const renamed = (type: string, n: number, committed: string): ChangeEvent => ({
+      ...event([{ kind: "entity.updated", entityId: id(1), entityName: "A", after: { name: "A", entityType: type, metadata: {} } }], n),
+      committed,
+    });
+    // Keys in one order, commits in the other: the later commit wins.
+    source.tailEvents = [renamed("second", 1, "2026-12-01T10:00:02.0000000Z"), renamed("first", 2, "2026-12-01T10:00:01.0000000Z")];
+    expect((await registry.stats("w")).entityTypes).toEqual([{ entityType: "second", count: 1 }]);
+    expect(source.snapshots).toBe(1);
+    // An event that became visible late, committed before one applied: the index cannot apply it under that change.
+    source.tailEvents = [renamed("late", 3, "2026-12-01T10:00:01.5000000Z")];
+    await registry.stats("w");
+    expect(source.snapshots).toBe(2);
   });
 
   test("concurrent answers share a refresh only if it started after they arrived", async () => {
