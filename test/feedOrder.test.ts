@@ -239,3 +239,52 @@ describe("two metadata updates of one entity", () => {
     expect(failures).toEqual([]);
   }, 120_000);
 });
+
+describe("a fresh instance built while the writes are in its lateness window", () => {
+  // Lateness 32 s (no retries, 1 s timeouts, the 30 s clock allowance): the events a build applies on top of its scan are the
+  // last 32 s by key. X- (30 s behind) keys its later write before Y's earlier one; a build 5 s later must not see Y's
+  // write alone (it would replay it over the scan, undoing X-'s write): what it applies must be a suffix of the commit order.
+  const SHORT_LATENESS = { maxRetries: 0, timeoutMs: 1_000 };
+
+  test(`Y writes, then X- (30 s behind) overwrites or deletes; a build 5 s later equals storage (${ROUNDS} rounds)`, async () => {
+    const workspaces: string[] = [];
+    const entityRounds: string[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      const ws = uniqueWorkspace("order-build");
+      if (round % 2 === 0) {
+        workspaces.push(ws);
+        ok(
+          await yc.call("create_entities", {
+            workspaceName: ws,
+            entities: ["A", "B"].map((name) => ({ name, entityType: "t", observations: [] })),
+          }),
+        );
+        ok(await yc.call("upsert_relation", { workspaceName: ws, ...relation({ v: round, by: "Y" }) }));
+        ok(await behindc.call("delete_relations", { workspaceName: ws, relations: [relation()] }));
+      } else {
+        entityRounds.push(ws);
+        ok(await yc.call("upsert_entity", { workspaceName: ws, name: "E", entityType: "t", metadata: { v: round, by: "Y" } }));
+        ok(await behindc.call("upsert_entity", { workspaceName: ws, name: "E", entityType: "t", metadata: { v: round, by: "X-" } }));
+      }
+    }
+    await new Promise((resolve) => setTimeout(resolve, 5_000));
+    const fresh = await startTestServer({ storage: SHORT_LATENESS });
+    const client = await connectClient(fresh.url);
+    try {
+      const failures = await relationMismatches(workspaces, { fresh: client });
+      for (const ws of entityRounds) {
+        const rows = await partitionRows(y.app.storage.table, ws, ["event", "workspace"]);
+        const stored = rows.find((row) => row.kind === "entity")?.metadata;
+        const graph = ok<{ entities: { metadata?: unknown }[] }>(await client.call("read_graph", { workspaceName: ws }));
+        const shown = JSON.stringify(graph.entities[0]?.metadata);
+        if (typeof stored !== "string" || shown !== JSON.stringify(JSON.parse(stored))) {
+          failures.push(`${ws} fresh read_graph metadata: ${shown} but storage holds ${String(stored)}`);
+        }
+      }
+      expect(failures).toEqual([]);
+    } finally {
+      await client.close();
+      await fresh.close();
+    }
+  }, 120_000);
+});

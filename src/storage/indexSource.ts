@@ -36,10 +36,14 @@ export class TableIndexSource implements IndexSource {
 
   async snapshot(workspace: string): Promise<WorkspaceSnapshot> {
     const readAt = this.gateway.clock();
-    const tail = keyRange.feedTail(readAt - this.latenessMs);
+    // The events applied on top of the scan must be a suffix of the commit order (docs/architecture.md#the-feeds-order):
+    // those committed in the last lateness window, whatever their keys. A key is at most one window before its commit, so
+    // the keys read reach two windows back, and the registry row comes too.
+    const committedFrom = new Date(readAt - this.latenessMs);
+    const tail = keyRange.feedTail(readAt - 2 * this.latenessMs);
     const graph = keyRange.graph;
     const tags = keyRange.tagDefinitions;
-    const filter = odata`PartitionKey eq ${workspace} and kind ne ${"relation"} and ((RowKey ge ${graph.from} and RowKey lt ${graph.to}) or (RowKey ge ${tags.from} and RowKey lt ${tags.to}) or (RowKey ge ${tail.from} and RowKey lt ${tail.to}))`;
+    const filter = odata`PartitionKey eq ${workspace} and kind ne ${"relation"} and ((RowKey ge ${graph.from} and RowKey lt ${graph.to}) or (RowKey ge ${tags.from} and RowKey lt ${tags.to}) or (RowKey ge ${tail.from} and RowKey lt ${tail.to} and (Timestamp ge ${committedFrom} or RowKey eq ${rowKey.workspace})))`;
     const definitions: TagDefinition[] = [];
     const eventRows: StoredRow[] = [];
     const versions = new Map<string, string>();
