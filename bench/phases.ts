@@ -114,6 +114,8 @@ export interface PhaseResult {
   storageRequestsPerCall?: number;
   /** Projection, not a measurement: storage requests per call × the assumed Azure round trip. */
   modelledAzureMs?: number;
+  /** Bytes the target's storage requests downloaded during the phase, per call (bench/search.ts). */
+  storageBytesPerCall?: number;
   /** Peak RSS of the target's own process so far (the server's, not the driver's). */
   peakRssBytes?: number;
   /** The phase's first call (for ours' first search_nodes: the workspace index's build, one scan). */

@@ -9,7 +9,7 @@ import { serveParent } from "./lib/processes.js";
 /**
  * Child process: our local server, as `npm start` runs it. Storage comes from the environment, as
  * in production; with none, an in-memory Azurite is embedded in this process (the load test's setup).
- * Answers {type:"stats"} with the storage requests the server has made so far, and
+ * Answers {type:"stats"} with the storage requests the server has made so far (and the bytes they downloaded), and
  * {type:"durations"} with the tool-call durations logged since the last such request.
  */
 // A loopback server for the bench and load drivers only: no authentication, chosen explicitly (as
@@ -30,7 +30,10 @@ const server = await listen(createRuntimeHandler(runtime), { host: "127.0.0.1", 
 
 serveParent(
   { url: server.url },
-  { stats: () => ({ requests: runtime.storage.counter.total }), durations: () => ({ durations: durations.splice(0) }) },
+  {
+    stats: () => ({ requests: runtime.storage.counter.total, bytes: runtime.storage.counter.bytes }),
+    durations: () => ({ durations: durations.splice(0) }),
+  },
   async () => {
     await server.close();
     await azurite?.stop();

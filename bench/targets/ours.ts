@@ -100,6 +100,7 @@ export async function startOurs(connectionString: string): Promise<Target> {
         : [],
     viewerUrl: `${server.ready.url}/api/workspaces/${BENCH_WORKSPACE}/view`,
     storageRequests: async () => (await server.ask<{ requests: number }>("stats")).requests,
+    storageBytes: async () => (await server.ask<{ bytes: number }>("stats")).bytes,
     drainServerDurations: async () => (await server.ask<{ durations: number[] }>("durations")).durations,
     peakRssBytes: () => peakRssBytes(server.child.pid),
     async close() {

@@ -64,6 +64,8 @@ export interface Target {
   notes?(): string[];
   /** Storage requests made so far; absent for a target without Table Storage. */
   storageRequests?(): Promise<number>;
+  /** Bytes the storage requests downloaded so far (answer bodies); absent for a target without Table Storage. */
+  storageBytes?(): Promise<number>;
   /**
    * Durations the server measured inside its tool handler since the last drain (from its per-call log
    * line), for a target whose server runs apart from the driver; they exclude HTTP and JSON-RPC.

@@ -63,10 +63,15 @@ export interface Change {
 
 /** One event: the changes of one transaction, who made them, through which tool, and when. */
 export interface ChangeEvent {
-  /** The event's position in the feed (its row key): events sort by it. */
+  /** The event's row key: unique, chosen by the writer (its clock), so it breaks ties of `committed` only. */
   id: string;
   /** When it was written (ISO 8601, the writer's clock, to the millisecond). */
   at: string;
+  /**
+   * When storage committed it (the row's server-assigned Timestamp, ISO 8601 with 7 fractional digits): the feed's order
+   * (docs/architecture.md#the-feeds-order). Absent only on events not read from storage.
+   */
+  committed?: string;
   principal: string;
   tool: string;
   /** Shared by the events of one call that took several transactions. */
@@ -86,6 +91,31 @@ export interface FeedPosition {
    * saw, less a margin. Absent until one was seen. Lets a tail read skip the window's rows it already has (docs/search.md#freshness).
    */
   committedSince?: string;
+}
+
+/**
+ * An event's place in the feed: its commit time, then its key (docs/architecture.md#the-feeds-order). Fixed width, so
+ * places compare as text. An event without a commit time (not read from storage) is placed at its writer's time.
+ */
+export function feedPlace(event: Pick<ChangeEvent, "id" | "at" | "committed">): string {
+  return `${commitStamp(event.committed) ?? commitStamp(event.at) ?? ""}|${event.id}`;
+}
+
+/** Events in the feed's order (a sorted copy). */
+export function inFeedOrder<T extends Pick<ChangeEvent, "id" | "at" | "committed">>(events: readonly T[]): T[] {
+  const places = new Map(events.map((event) => [event, feedPlace(event)]));
+  return [...events].sort((a, b) => (places.get(a)! < places.get(b)! ? -1 : places.get(a)! > places.get(b)! ? 1 : 0));
+}
+
+/**
+ * An ISO 8601 UTC time with exactly 7 fractional digits (Table Storage's Timestamp precision; Azurite fills the last 4 from
+ * the process's high-resolution clock), so that times compare as text; undefined if it is not such a time.
+ */
+export function commitStamp(value: unknown): string | undefined {
+  const text = value instanceof Date ? value.toISOString() : value;
+  if (typeof text !== "string") return undefined;
+  const match = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.(\d+))?Z$/.exec(text);
+  return match ? `${match[1]}.${(match[2] ?? "").padEnd(7, "0").slice(0, 7)}Z` : undefined;
 }
 
 /** The ids of every entity a change concerns (both endpoints of a relation). */

@@ -156,8 +156,13 @@ export class HistoryService {
     after: string | undefined,
     encode: (last: string) => Promise<string>,
   ): Promise<ChangesPage> {
+    // Events come in the feed's order (docs/architecture.md#the-feeds-order), not by id: continue after the cursor's event.
     const sorted = order === "newest" ? [...events].reverse() : events;
-    const rest = after === undefined ? sorted : sorted.filter((event) => (order === "newest" ? event.id < after : event.id > after));
+    const at = after === undefined ? -1 : sorted.findIndex((event) => event.id === after);
+    const rest =
+      after === undefined || at >= 0
+        ? sorted.slice(at + 1)
+        : sorted.filter((event) => (order === "newest" ? event.id < after : event.id > after));
     const shown = rest.slice(0, limit).map((event) => ({ ...event, summary: describeEvent(event) }));
     return { events: shown, ...(rest.length > limit ? { cursor: await encode(shown[shown.length - 1]!.id) } : {}) };
   }

@@ -1,10 +1,11 @@
-import type { Change, ChangeEvent, EntityState, RelationState } from "./history.js";
+import { inFeedOrder, type Change, type ChangeEvent, type EntityState, type RelationState } from "./history.js";
 import type { Entity, EntityNode, Metadata, Relation } from "./model.js";
 import { byCreation, compareText, orderKey } from "./order.js";
 
 /**
- * The graph as it was: the state a sequence of events (oldest first) leaves, rebuilt from their
- * changes alone (docs/history.md#as-of-reads). Pure: no storage.
+ * The graph as it was: the state a set of events leaves, folded in the feed's order (commit time, then
+ * key: docs/architecture.md#the-feeds-order), rebuilt from their changes alone (docs/history.md#as-of-reads).
+ * Pure: no storage.
  */
 
 interface Authored {
@@ -36,7 +37,7 @@ export class GraphReplay {
   private position = 0;
 
   apply(events: readonly ChangeEvent[]): this {
-    for (const event of events) for (const change of event.changes) this.applyChange(event, change);
+    for (const event of inFeedOrder(events)) for (const change of event.changes) this.applyChange(event, change);
     return this;
   }
 

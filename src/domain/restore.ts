@@ -1,5 +1,5 @@
 import { ConflictError, NotFoundError, ValidationError } from "./errors.js";
-import { entitiesOf, type Change, type ChangeEvent, type EntityState } from "./history.js";
+import { entitiesOf, feedPlace, inFeedOrder, type Change, type ChangeEvent, type EntityState } from "./history.js";
 import { entityId as entityIdOf, relationId, tagId, observationId as observationIdOf } from "./ids.js";
 import { LIMITS } from "./limits.js";
 import type { Actor, EntityNode } from "./model.js";
@@ -62,7 +62,7 @@ export class EntityRestore {
     const { node, restoredAsOf } =
       at !== undefined
         ? {
-            node: new GraphReplay().apply(events.filter((event) => Date.parse(event.at) <= at)).node(id),
+            node: new GraphReplay().apply(events.filter((event) => committedMs(event) <= at)).node(id),
             restoredAsOf: new Date(at).toISOString(),
           }
         : await this.beforeDeletion(workspace, events, id, name);
@@ -88,9 +88,11 @@ export class EntityRestore {
     const deletion = events.findLast((event) => event.changes.some(deletionOf(id)));
     if (!deletion) return { node: new GraphReplay().apply(events).node(id) };
     const deleted = deletion.changes.find(deletionOf(id))!;
-    const call = events.filter((event) => event.call === deletion.call);
-    // Just before the deleting call: its earlier transactions removed the dependents before the entity row went.
-    const before = events.filter((event) => event.id < call[0]!.id);
+    const call = inFeedOrder(events.filter((event) => event.call === deletion.call));
+    // Just before the deleting call, in the feed's order (docs/architecture.md#the-feeds-order): its earlier transactions
+    // removed the dependents before the entity row went.
+    const callStart = feedPlace(call[0]!);
+    const before = events.filter((event) => feedPlace(event) < callStart);
     if (deleted.mergedInto !== undefined) throw mergedAway(name, deleted, deletion, call[0]!);
     const created = before.some((event) => event.changes.some((change) => change.kind === "entity.created" && change.entityId === id));
     // Pruning removes the oldest events first: with the last creation kept, everything after it is kept too.
@@ -229,7 +231,7 @@ function fromBeforeImages(
 function mergedAway(name: string, deleted: Change, deletion: ChangeEvent, first: ChangeEvent): ValidationError {
   const target = deletion.changes.find((change) => change.entityId === deleted.mergedInto && change.entityName)?.entityName;
   const into = `'${target ?? deleted.mergedInto}'`;
-  const justBefore = new Date(Date.parse(first.at) - 1).toISOString();
+  const justBefore = new Date(committedMs(first) - 1).toISOString();
   return new ValidationError(
     `Entity '${name}' was merged into ${into} (merge_entities at ${deletion.at} by ${deletion.principal}): its observations, tags ` +
       `and relations were moved there, so restoring it as it was would hold them twice. Nothing was written. To split it back: take ` +
@@ -237,4 +239,9 @@ function mergedAway(name: string, deleted: Change, deletion: ChangeEvent, first:
       `lists what moved), then call restore_entity with asOf ${justBefore}, just before the merge. To undo the whole merge instead: ` +
       `delete_entities ${into}, then restore_entity with asOf ${justBefore} for ${into} and for '${name}' (changes to ${into} since the merge are lost).`,
   );
+}
+
+/** When storage committed the event (its place in the feed's order), as milliseconds; the writer's time for an event read before commit times were kept. */
+function committedMs(event: ChangeEvent): number {
+  return Date.parse(event.committed ?? event.at);
 }

@@ -27,7 +27,7 @@ export const eventsOutput = {
   workspaceName: z.string(),
   events: z.array(
     z.object({
-      id: z.string().describe("The event's position in the feed; events sort by it."),
+      id: z.string().describe("The event's id (its row key), unique. Events are listed in the order storage committed them."),
       at: z.string().describe("When it was written (ISO 8601)."),
       principal: z.string().describe("Who wrote it: key:<id>, entra:<oid>, anonymous or cli."),
       tool: z.string().describe("The tool it came through, or import."),

@@ -97,9 +97,11 @@ export class IndexRegistry implements GraphIndex {
 
   private async refresh(workspace: string, entry: Entry): Promise<WorkspaceIndex> {
     const index = entry.index;
-    if (index) {
+    // An index built without a generation is never brought current (sameWorkspace): scan at once, one request, not two.
+    if (index?.generation !== undefined) {
       const tail = await this.source.tail(workspace, index.position);
-      if (tail && sameWorkspace(index, tail.registry)) {
+      // Rebuilt too when an event arrived late (WorkspaceIndex.accepts): rare, and a scan is the only sound answer.
+      if (tail && sameWorkspace(index, tail.registry) && index.accepts(tail.events)) {
         try {
           index.apply(tail.events);
           index.position = tail.position;
@@ -109,7 +111,7 @@ export class IndexRegistry implements GraphIndex {
           throw error;
         }
       }
-      entry.index = undefined; // deleted, re-created, or history pruned past it: build again
+      entry.index = undefined; // deleted, re-created, history pruned past it, or an event came late: build again
     }
     const snapshot = await this.source.snapshot(workspace);
     const generation = snapshot.registry.present ? await this.source.claimGeneration(workspace, snapshot.registry) : undefined;
@@ -138,12 +140,13 @@ export class IndexRegistry implements GraphIndex {
 
 /**
  * Whether the registry row says this is the workspace the index was built on (contracts: the
- * generation). Built at generation G: the row must still carry G. Built with no generation (no row,
- * or a row without one): the row may be absent or appear without one (first writes register it);
- * a row with a generation was claimed by a build elsewhere, after which this index cannot tell a
- * deletion in between, so it is built again once.
+ * generation). Built at generation G: the row must still carry G. Built with no generation (the
+ * workspace had no registry row, or the claim lost to a deletion): nothing can tell a deletion since,
+ * since a delete_workspace leaves no event and a re-created row looks like the first one, so such an
+ * index answers only the read that built it, and the next read builds again (for a workspace with no
+ * row that scan is one request, as the tail read would be; a build that finds the row claims its
+ * generation, after which the tail read suffices). Issue #21, defect 2.
  */
 function sameWorkspace(index: WorkspaceIndex, registry: RegistryState): boolean {
-  if (index.generation !== undefined) return registry.present && registry.generation === index.generation;
-  return registry.generation === undefined;
+  return index.generation !== undefined && registry.present && registry.generation === index.generation;
 }

@@ -1,7 +1,15 @@
 import MiniSearch, { type SearchResult } from "minisearch";
 import { ValidationError } from "../domain/errors.js";
 import type { EntityHit, EntitySearch, GraphStats, RelationSearch, WorkspaceSnapshot } from "../domain/graphIndex.js";
-import type { Change, ChangeEvent, EntityState, FeedPosition, RelationState } from "../domain/history.js";
+import {
+  feedPlace,
+  inFeedOrder,
+  type Change,
+  type ChangeEvent,
+  type EntityState,
+  type FeedPosition,
+  type RelationState,
+} from "../domain/history.js";
 import { observationId } from "../domain/ids.js";
 import type { Direction, Entity, EntityNode, Metadata, ReadMode, Relation, TagDefinition, TagUsage } from "../domain/model.js";
 import type { TraversalPort } from "../domain/navigation.js";
@@ -79,6 +87,8 @@ export class WorkspaceIndex {
     relation: (id) => this.relations.get(id),
     definitions: () => this.definitions.values(),
   };
+  /** The feed place (feedPlace) of the newest event applied: an event placed before it cannot be applied after it. */
+  private newestPlace = "";
 
   private constructor(
     public position: FeedPosition,
@@ -99,13 +109,24 @@ export class WorkspaceIndex {
     return index;
   }
 
-  /** Applies events in feed order, then re-indexes the entities whose text changed. */
+  /**
+   * Whether these events (not applied yet) can be applied on top of this index: none is placed before one already applied
+   * in the feed's order (docs/architecture.md#the-feeds-order). One that is arrived late (it became visible after a
+   * later-committed event was read), and applying it now would undo that later change: the index is built again instead.
+   */
+  accepts(events: readonly ChangeEvent[]): boolean {
+    return events.every((event) => feedPlace(event) > this.newestPlace);
+  }
+
+  /** Applies events in the feed's order, then re-indexes the entities whose text changed. */
   apply(events: readonly ChangeEvent[]): void {
     // Most reads bring no event: nothing to apply or re-index.
     if (events.length === 0 && this.stale.size === 0) return;
-    for (const event of events) {
+    for (const event of inFeedOrder(events)) {
       event.changes.forEach((change, i) => this.applyChange(change, event, i));
       this.noteWrite(event.at, event.at);
+      const place = feedPlace(event);
+      if (place > this.newestPlace) this.newestPlace = place;
     }
     for (const id of this.stale) {
       const item = this.items.get(id);

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { TransactionAction } from "@azure/data-tables";
-import { entitiesOf, type Change, type ChangeEvent } from "../domain/history.js";
+import { commitStamp, entitiesOf, type Change, type ChangeEvent } from "../domain/history.js";
 import { isGuid } from "../domain/ids.js";
 import { eventKeyTime, rowKey } from "./keys.js";
 import type { Stamp } from "./rowWrites.js";
@@ -44,6 +44,8 @@ interface EventRow {
 /**
  * The event row for these changes, keyed now (the writer's clock): the key is chosen as the
  * transaction is about to be sent, so the feed's lateness bound (changesSince) covers only sending.
+ * The key places the row in the event range and breaks ties; the feed's order is the row's commit time
+ * (docs/architecture.md#the-feeds-order), which storage assigns.
  * An upsert (Replace), so a transaction the SDK re-sends after a lost answer does not fail on its own event.
  */
 export function eventAction(workspace: string, stamp: Stamp, changes: readonly Change[]): TransactionAction {
@@ -84,9 +86,11 @@ export function toChangeEvent(row: StoredRow): ChangeEvent {
   } catch {
     changes = [];
   }
+  const committed = commitStamp(row.timestamp);
   return {
     id: text(row.rowKey),
     at: text(row.at) || new Date(eventKeyTime(text(row.rowKey))).toISOString(),
+    ...(committed !== undefined ? { committed } : {}),
     principal: text(row.principal),
     tool: text(row.tool),
     call: text(row.call),

@@ -110,11 +110,23 @@ export class TableGateway {
     }
   }
 
-  /** Streams a query's pages of up to 1,000 rows (or `pageSize`), in key order, one request per page. */
-  async *pages(filter: string, select?: string[], pageSize = PAGE_SIZE): AsyncGenerator<StoredRow[]> {
+  /**
+   * Streams a query's pages of up to 1,000 rows (or `pageSize`), in key order, one request per page. `onServerTime` gets
+   * each answer's `Date` header (the storage server's clock, to the second).
+   */
+  async *pages(filter: string, select?: string[], pageSize = PAGE_SIZE, onServerTime?: (ms: number) => void): AsyncGenerator<StoredRow[]> {
     await this.state.ensure();
+    const onResponse = onServerTime
+      ? (response: { headers: { get(name: string): string | undefined } }) => {
+          const date = Date.parse(response.headers.get("date") ?? "");
+          if (Number.isFinite(date)) onServerTime(date);
+        }
+      : undefined;
     const pages = this.table
-      .listEntities<Record<string, unknown>>({ queryOptions: { filter, ...(select ? { select } : {}) } })
+      .listEntities<Record<string, unknown>>({
+        queryOptions: { filter, ...(select ? { select } : {}) },
+        ...(onResponse ? { onResponse } : {}),
+      })
       .byPage({ maxPageSize: pageSize });
     const iterator = pages[Symbol.asyncIterator]();
     for (;;) {
@@ -130,9 +142,9 @@ export class TableGateway {
   }
 
   /** Runs a query to the end. */
-  async query(filter: string, select?: string[]): Promise<StoredRow[]> {
+  async query(filter: string, select?: string[], onServerTime?: (ms: number) => void): Promise<StoredRow[]> {
     const rows: StoredRow[] = [];
-    for await (const page of this.pages(filter, select)) rows.push(...page);
+    for await (const page of this.pages(filter, select, PAGE_SIZE, onServerTime)) rows.push(...page);
     return rows;
   }
 

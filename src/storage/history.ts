@@ -1,5 +1,5 @@
 import { odata } from "@azure/data-tables";
-import type { ChangeEvent, FeedPosition } from "../domain/history.js";
+import { commitStamp, inFeedOrder, type ChangeEvent, type FeedPosition } from "../domain/history.js";
 import type { EventQuery } from "../domain/store.js";
 import { entityFlag, toChangeEvent } from "./events.js";
 import { rangeFilter, type TableGateway } from "./gateway.js";
@@ -30,7 +30,9 @@ export async function changesSince(
 
 /**
  * The event rows of a read that began at `readAt` (from `position.readAt - latenessMs` on): the events
- * not returned before, and the position to continue from (see changesSince).
+ * not returned before, in the feed's order (docs/architecture.md#the-feeds-order), and the position to
+ * continue from (see changesSince). An event is left out by its key (the seen-set), never by a position
+ * in the order, so one that commits after a later-keyed event was returned is still returned.
  */
 export function feedStep(
   rows: readonly StoredRow[],
@@ -39,19 +41,32 @@ export function feedStep(
   latenessMs: number,
 ): { events: ChangeEvent[]; position: FeedPosition } {
   const seen = new Set(position?.seen ?? []);
-  const events = rows.filter((row) => !seen.has(String(row.rowKey))).map(toChangeEvent);
+  const events = inFeedOrder(rows.filter((row) => !seen.has(String(row.rowKey))).map(toChangeEvent));
   const windowStart = readAt - latenessMs;
   const kept = [...seen, ...events.map((event) => event.id)].filter((key) => eventKeyTime(key) >= windowStart);
   return { events, position: { readAt, seen: kept } };
 }
 
-/** The events of a time range, oldest first, optionally of one entity or principal (server-side filters). */
-export async function readEvents(gateway: TableGateway, workspace: string, query: EventQuery): Promise<ChangeEvent[]> {
-  let filter = rangeFilter(workspace, keyRange.events(query.fromMs, query.toMs));
+/**
+ * The events committed in a time range, in the feed's order, optionally of one entity or principal (server-side filters).
+ * The range is of commit times (docs/architecture.md#the-feeds-order), and an event's key time (its writer's clock) may be
+ * up to `latenessMs` before or after it, so the key range read is that much wider and the events outside the range are
+ * then left out by their commit time.
+ */
+export async function readEvents(gateway: TableGateway, workspace: string, query: EventQuery, latenessMs = 0): Promise<ChangeEvent[]> {
+  const fromKey = query.fromMs === undefined ? undefined : query.fromMs - latenessMs;
+  const toKey = query.toMs === undefined ? undefined : query.toMs + latenessMs;
+  let filter = rangeFilter(workspace, keyRange.events(fromKey, toKey));
   // A property name cannot be a template value; entityFlag builds it from a GUID only (a letter and 32 hex digits).
   if (query.entityId !== undefined) filter += ` and ${entityFlag(query.entityId)} eq true`;
   if (query.principal !== undefined) filter += odata` and principal eq ${query.principal}`;
-  return (await gateway.query(filter)).map(toChangeEvent);
+  const from = query.fromMs === undefined ? undefined : commitStamp(new Date(query.fromMs));
+  const to = query.toMs === undefined ? undefined : commitStamp(new Date(query.toMs));
+  const inRange = (event: ChangeEvent) => {
+    const committed = event.committed ?? commitStamp(event.at) ?? "";
+    return (from === undefined || committed >= from) && (to === undefined || committed < to);
+  };
+  return inFeedOrder((await gateway.query(filter)).map(toChangeEvent).filter(inRange));
 }
 
 /** Where the workspace's history starts: its first event, and how far retention pruned (two requests in parallel). */

@@ -36,10 +36,14 @@ export class TableIndexSource implements IndexSource {
 
   async snapshot(workspace: string): Promise<WorkspaceSnapshot> {
     const readAt = this.gateway.clock();
-    const tail = keyRange.feedTail(readAt - this.latenessMs);
+    // The events applied on top of the scan must be a suffix of the commit order (docs/architecture.md#the-feeds-order):
+    // those committed in the last lateness window, whatever their keys. A key is at most one window before its commit, so
+    // the keys read reach two windows back, and the registry row comes too.
+    const committedFrom = new Date(readAt - this.latenessMs);
+    const tail = keyRange.feedTail(readAt - 2 * this.latenessMs);
     const graph = keyRange.graph;
     const tags = keyRange.tagDefinitions;
-    const filter = odata`PartitionKey eq ${workspace} and kind ne ${"relation"} and ((RowKey ge ${graph.from} and RowKey lt ${graph.to}) or (RowKey ge ${tags.from} and RowKey lt ${tags.to}) or (RowKey ge ${tail.from} and RowKey lt ${tail.to}))`;
+    const filter = odata`PartitionKey eq ${workspace} and kind ne ${"relation"} and ((RowKey ge ${graph.from} and RowKey lt ${graph.to}) or (RowKey ge ${tags.from} and RowKey lt ${tags.to}) or (RowKey ge ${tail.from} and RowKey lt ${tail.to} and (Timestamp ge ${committedFrom} or RowKey eq ${rowKey.workspace})))`;
     const definitions: TagDefinition[] = [];
     const eventRows: StoredRow[] = [];
     const versions = new Map<string, string>();
@@ -64,8 +68,11 @@ export class TableIndexSource implements IndexSource {
     };
     const nodes: EntityNode[] = [];
     for await (const node of scan(this.gateway, filter, undefined, visit)) nodes.push(node);
-    const { events, position } = feedStep(eventRows, undefined, readAt, this.latenessMs);
-    return { nodes, tags: definitions, versions, events, registry, position };
+    const step = feedStep(eventRows, undefined, readAt, this.latenessMs);
+    // The window's events are in the index now: the first tail read need not download them again (issue #21, defect 11).
+    const committedSince = nextCommittedSince(eventRows, undefined, undefined);
+    const position = { ...step.position, ...(committedSince !== undefined ? { committedSince } : {}) };
+    return { nodes, tags: definitions, versions, events: step.events, registry, position };
   }
 
   async tail(workspace: string, position: FeedPosition): Promise<FeedTail | undefined> {
@@ -79,11 +86,13 @@ export class TableIndexSource implements IndexSource {
     if (position.committedSince !== undefined) {
       filter += odata` and (Timestamp ge ${new Date(position.committedSince)} or RowKey eq ${rowKey.workspace})`;
     }
-    const rows = await this.gateway.query(filter);
+    // The earliest page's server time: a row its page did not see was invisible when that page was read, not just the last.
+    let serverTime: number | undefined;
+    const rows = await this.gateway.query(filter, undefined, (ms) => (serverTime = Math.min(serverTime ?? ms, ms)));
     const registryRow = rows.find((row) => kindOf(row) === "workspace");
     const eventRows = rows.filter((row) => kindOf(row) === "event");
     const step = feedStep(eventRows, position, readAt, this.latenessMs);
-    const committedSince = newestCommit(eventRows, position.committedSince);
+    const committedSince = nextCommittedSince(eventRows, serverTime, position.committedSince);
     return {
       ...step,
       position: { ...step.position, ...(committedSince !== undefined ? { committedSince } : {}) },
@@ -116,17 +125,28 @@ function registryOf(row: StoredRow): RegistryState {
 }
 
 /**
- * A transaction's rows may become visible a little after the commit time they carry, so the next tail read starts this much
- * before the newest commit seen (the seen-set drops the overlap).
+ * A transaction's rows may become visible a little after the commit time they carry (Azurite stamps a request's arrival;
+ * on Azure the front end's and the partition's clocks differ a little), so a row the last read did not see carries a
+ * commit time at most this much before that read's server time, or before the newest commit it returned.
  */
 const COMMIT_MARGIN_MS = 5_000;
 
-/** The commit time the next tail read starts from: the newest event row's, less the margin, never earlier than before. */
-function newestCommit(eventRows: readonly StoredRow[], previous: string | undefined): string | undefined {
+/**
+ * The commit time the next tail read starts from (docs/search.md#freshness): the later of the newest commit seen and the
+ * last read's server time (its `Date` header), less the margin; never earlier than before. So rows are downloaded again
+ * only while they are within the margin of the newest read: a read of an unchanged workspace, more than the margin after
+ * its last write, downloads the registry row alone, however large that write was.
+ */
+function nextCommittedSince(
+  eventRows: readonly StoredRow[],
+  serverTime: number | undefined,
+  previous: string | undefined,
+): string | undefined {
   let newest = previous === undefined ? Number.NEGATIVE_INFINITY : Date.parse(previous);
-  for (const row of eventRows) {
-    const committed = typeof row.timestamp === "string" ? Date.parse(row.timestamp) - COMMIT_MARGIN_MS : Number.NaN;
-    if (committed > newest) newest = committed;
-  }
+  const consider = (ms: number) => {
+    if (ms - COMMIT_MARGIN_MS > newest) newest = ms - COMMIT_MARGIN_MS;
+  };
+  for (const row of eventRows) if (typeof row.timestamp === "string") consider(Date.parse(row.timestamp));
+  if (serverTime !== undefined) consider(serverTime);
   return Number.isFinite(newest) ? new Date(newest).toISOString() : undefined;
 }

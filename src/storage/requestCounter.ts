@@ -9,14 +9,18 @@ import type { PipelinePolicy } from "@azure/core-rest-pipeline";
 export class RequestCounter {
   private readonly scope = new AsyncLocalStorage<{ requests: number }>();
   total = 0;
+  /** Bytes of the answers' bodies so far (what the reads downloaded; the bench reports it per call). */
+  bytes = 0;
 
   readonly policy: PipelinePolicy = {
     name: "centralMemoryRequestCounter",
-    sendRequest: (request, next) => {
+    sendRequest: async (request, next) => {
       this.total += 1;
       const current = this.scope.getStore();
       if (current) current.requests += 1;
-      return next(request);
+      const response = await next(request);
+      this.bytes += Buffer.byteLength(response.bodyAsText ?? "");
+      return response;
     },
   };
 

@@ -122,7 +122,7 @@ export class TableGraphStore implements GraphStore {
   }
 
   events(workspace: string, query: EventQuery): Promise<ChangeEvent[]> {
-    return readEvents(this.gateway, workspace, query);
+    return readEvents(this.gateway, workspace, query, this.feedLatenessMs);
   }
 
   historyStart(workspace: string): Promise<{ first?: ChangeEvent; prunedBefore?: string }> {

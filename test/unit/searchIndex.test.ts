@@ -93,6 +93,8 @@ class ScriptedSource implements IndexSource {
   nodes: EntityNode[] = [node(1, "A", ["alpha"])];
   registry: RegistryState = { present: true, generation: "g1", etag: "e" };
   pruned = false;
+  /** What the next tail read brings. */
+  tailEvents: ChangeEvent[] = [];
   snapshots = 0;
   tails = 0;
   private release: (() => void) | undefined;
@@ -115,10 +117,11 @@ class ScriptedSource implements IndexSource {
   async tail(_workspace: string, position: FeedPosition): Promise<FeedTail | undefined> {
     this.tails += 1;
     await this.gate;
-    return this.pruned ? undefined : { events: [], registry: this.registry, position };
+    return this.pruned ? undefined : { events: this.tailEvents.splice(0), registry: this.registry, position };
   }
 
   claimGeneration(_workspace: string, registry: RegistryState): Promise<string | undefined> {
+    if (registry.generation === undefined && this.registry.present) this.registry = { ...this.registry, generation: "claimed" };
     return Promise.resolve(registry.generation ?? "claimed");
   }
 }
@@ -141,15 +144,33 @@ describe("IndexRegistry", () => {
     expect(source.snapshots).toBe(4);
   });
 
-  test("an index built with no registry row stays valid while the row is absent or has no generation", async () => {
+  test("an index built with no registry row answers only the read that built it (a delete_workspace leaves no event)", async () => {
     const source = new ScriptedSource();
     source.registry = { present: false };
     const registry = new IndexRegistry(source, 1 << 30);
     await registry.stats("w");
-    source.registry = { present: true, etag: "e" }; // first writes registered the workspace
+    await registry.stats("w"); // still no row: maybe registered and deleted in between, so built again
+    expect([source.snapshots, source.tails]).toEqual([2, 0]);
+    source.registry = { present: true, etag: "e" }; // first writes registered the workspace: the build claims it
     await registry.stats("w");
+    await registry.stats("w");
+    expect([source.snapshots, source.tails]).toEqual([3, 1]);
+  });
+
+  test("applies a tail's events in commit order, and builds again when one was committed before an event it applied", async () => {
+    const source = new ScriptedSource();
+    const registry = new IndexRegistry(source, 1 << 30);
+    await registry.stats("w"); // built
+    const renamed = (type: string, n: number, committed: string): ChangeEvent => ({
+      ...event([{ kind: "entity.updated", entityId: id(1), entityName: "A", after: { name: "A", entityType: type, metadata: {} } }], n),
+      committed,
+    });
+    // Keys in one order, commits in the other: the later commit wins.
+    source.tailEvents = [renamed("second", 1, "2026-12-01T10:00:02.0000000Z"), renamed("first", 2, "2026-12-01T10:00:01.0000000Z")];
+    expect((await registry.stats("w")).entityTypes).toEqual([{ entityType: "second", count: 1 }]);
     expect(source.snapshots).toBe(1);
-    source.registry = { present: true, generation: "g" }; // another instance's build claimed it: build again once
+    // An event that became visible late, committed before one applied: the index cannot apply it under that change.
+    source.tailEvents = [renamed("late", 3, "2026-12-01T10:00:01.5000000Z")];
     await registry.stats("w");
     expect(source.snapshots).toBe(2);
   });
