@@ -58,8 +58,9 @@ export function mintSession(key: Uint8Array, session: ViewSession): string {
 export function verifySession(key: Uint8Array, token: string, workspace: string, nowSeconds: number): ViewSession | undefined {
   const [payload, signature, extra] = token.split(".");
   if (!payload || !signature || extra !== undefined) return undefined;
-  const expected = sign(key, payload);
-  const presented = Buffer.from(signature, "base64url");
+  // Compared as text: base64url decoding ignores a last character's spare bits, so two spellings would decode alike.
+  const expected = Buffer.from(sign(key, payload).toString("base64url"));
+  const presented = Buffer.from(signature);
   if (presented.length !== expected.length || !timingSafeEqual(presented, expected)) return undefined;
   let claims: { ws?: unknown; sub?: unknown; kind?: unknown; acc?: unknown; exp?: unknown; cred?: unknown };
   try {
