@@ -12,10 +12,10 @@ const sortedStrings = (value: unknown): string[] => (Array.isArray(value) ? valu
 
 /** The entity fields a view shows (search hits carry no metadata). */
 export type EntityField = Exclude<keyof NEntity, "name">;
-export const ALL_ENTITY_FIELDS: readonly EntityField[] = ["entityType", "metadata", "observations", "tags", "observationTags"];
+const ALL_ENTITY_FIELDS: readonly EntityField[] = ["entityType", "metadata", "observations", "tags", "observationTags"];
 
 /** An entity as a view returns it (read_graph, search hit, neighbour), in normal form. */
-export function entityOfView(e: Json): NEntity {
+function entityOfView(e: Json): NEntity {
   const observationTags: Record<string, string[]> = {};
   for (const [content, tags] of Object.entries((e.observationTags as Record<string, unknown>) ?? {})) {
     observationTags[content] = sortedStrings(tags);

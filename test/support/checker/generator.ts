@@ -158,7 +158,7 @@ export const WRITE_GENERATORS: Readonly<Record<string, Generator>> = {
 };
 
 /** How often each write tool is drawn in a random round (relative weights; delete_workspace is rare on purpose). */
-export const WRITE_WEIGHTS: Readonly<Record<string, number>> = {
+const WRITE_WEIGHTS: Readonly<Record<string, number>> = {
   upsert_entity: 8,
   create_entities: 2,
   add_observations: 6,

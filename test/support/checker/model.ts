@@ -24,7 +24,7 @@ export interface NRelation {
   metadata: string;
 }
 
-export interface NTag {
+interface NTag {
   name: string;
   category: string;
   description: string;
@@ -62,7 +62,7 @@ const storedMetadata = (text: unknown): string => canonicalJson(str(text) === ""
 export const NON_GRAPH_KINDS = ["event", "history-pruned", "batch-marker", "workspace"] as const;
 
 /** An empty graph (a deleted or never-written workspace). */
-export const emptyGraph = (): NGraph => ({ entities: new Map(), relations: new Map(), tags: new Map() });
+const emptyGraph = (): NGraph => ({ entities: new Map(), relations: new Map(), tags: new Map() });
 
 /** The graph the raw rows hold. Rows without their entity (orphans, reported by `orphans`) are left out. */
 export function graphOfRows(rows: readonly RawRow[]): NGraph {
