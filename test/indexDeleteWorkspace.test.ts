@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
-import { connectClient, ok, startTestServer, uniqueWorkspace, type McpTestClient, type TestServer } from "./support/harness.js";
+import { RestError } from "@azure/core-rest-pipeline";
+import { connectClient, failed, ok, startTestServer, uniqueWorkspace, type McpTestClient, type TestServer } from "./support/harness.js";
 import { partitionRows } from "./support/rawRows.js";
 
 /**
@@ -97,5 +98,44 @@ describe("an index built while the workspace had no registry row", () => {
         failures.push(`round ${round}: index ${shown.join(",")} vs storage ${stored.join(",")}`);
     }
     expect(failures).toEqual([]);
+  });
+});
+
+describe("a delete_workspace that stops part-way", () => {
+  test("leaves no index trusting the workspace's generation: another instance's reads equal storage (20 rounds)", async () => {
+    // The deleting instance cannot delete the registry row (the connection drops), so the call stops after emptying the
+    // partition: without the registry row's mark, the reader's index kept its generation and, seeing no event, the entities.
+    const deleter = await startTestServer();
+    deleter.app.storage.table.pipeline.addPolicy({
+      name: "testRegistryDeleteDrops",
+      sendRequest: (request, next) =>
+        request.method === "DELETE" && decodeURIComponent(request.url).includes("RowKey='~workspace'")
+          ? Promise.reject(new RestError("Injected fault: the connection was reset.", { code: "ECONNRESET", request }))
+          : next(request),
+    });
+    const d = await connectClient(deleter.url);
+    try {
+      const failures: string[] = [];
+      for (let round = 0; round < 20; round++) {
+        const ws = uniqueWorkspace("idxstop");
+        const names = [0, 1, 2, 3].map((i) => `e${i}-${round}`);
+        ok(
+          await w.call("create_entities", {
+            workspaceName: ws,
+            entities: names.map((name) => ({ name, entityType: "thing", observations: [`${name} fact`] })),
+          }),
+        );
+        expect(await indexedNames(ws)).toEqual(names.sort()); // the reader's index, at the registry row's generation
+        failed(await d.call("delete_workspace", { workspaceName: ws, confirm: ws }));
+        const shown = await indexedNames(ws);
+        const stored = await storedNames(ws);
+        if (JSON.stringify(shown) !== JSON.stringify(stored))
+          failures.push(`round ${round}: index ${shown.join(",")} vs storage ${stored.join(",")}`);
+      }
+      expect(failures).toEqual([]);
+    } finally {
+      await d.close();
+      await deleter.close();
+    }
   });
 });

@@ -70,7 +70,9 @@ export class TableIndexSource implements IndexSource {
     for await (const node of scan(this.gateway, filter, undefined, visit)) nodes.push(node);
     const step = feedStep(eventRows, undefined, readAt, this.latenessMs);
     // The window's events are in the index now: the first tail read need not download them again (issue #21, defect 11).
-    const committedSince = nextCommittedSince(eventRows, undefined, undefined);
+    // Nor the events committed before the window: the scan holds them, and a key read again in the window (written by a clock
+    // ahead) must not be applied on top of what superseded it.
+    const committedSince = nextCommittedSince(eventRows, undefined, committedFrom.toISOString());
     const position = { ...step.position, ...(committedSince !== undefined ? { committedSince } : {}) };
     return { nodes, tags: definitions, versions, events: step.events, registry, position };
   }
@@ -117,6 +119,8 @@ export class TableIndexSource implements IndexSource {
 }
 
 function registryOf(row: StoredRow): RegistryState {
+  // A workspace being deleted (workspaces.ts) has no generation to trust or claim: an index built now answers one read.
+  if (row.deleting === true) return { present: true };
   return {
     present: true,
     ...(typeof row.generation === "string" ? { generation: row.generation } : {}),

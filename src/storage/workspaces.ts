@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import { odata, type TransactionAction } from "@azure/data-tables";
 import { forEachLimited } from "../domain/concurrency.js";
 import { LIMITS } from "../domain/limits.js";
@@ -72,6 +72,18 @@ export class TableWorkspaceStore implements WorkspaceStore {
   }
 
   async deleteWorkspace(workspace: string, actor: Actor): Promise<{ rowsDeleted: number }> {
+    // The deletion writes no events, so first the registry row is marked: every index built before or during it (which would
+    // otherwise trust its generation and see no change) builds again, even if this call stops part-way (docs/navigate.md).
+    // (A merge on `*`: a workspace with no registry row has no generation any index could trust.)
+    try {
+      await this.gateway.updateRow(
+        { partitionKey: workspace, rowKey: rowKey.workspace, generation: randomUUID(), deleting: true },
+        "Merge",
+        "*",
+      );
+    } catch (error) {
+      if (classifyStorageError(error) !== "not-found") throw toMemoryError(error);
+    }
     // Dependents first, rows others hang off last on their ETags, until a read finds nothing (workspaceDeletion.ts).
     let rowsDeleted = await emptyPartition(this.gateway, workspace);
     // The registry row goes last: until it is gone, a reader of the feed tail sees the same workspace (docs/navigate.md).
