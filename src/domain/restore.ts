@@ -49,10 +49,8 @@ export class EntityRestore {
     checkEntityName(name, "entityName");
     const id = entityIdOf(workspace, name);
     const at = asOf === undefined ? undefined : await this.checkAsOf(workspace, asOf);
-    const [current, events] = await Promise.all([
-      this.store.getEntitySummary(workspace, id),
-      this.store.events(workspace, { entityId: id }),
-    ]);
+    const [current, read] = await Promise.all([this.store.getEntitySummary(workspace, id), this.store.events(workspace, { entityId: id })]);
+    const events = inFeedOrder(read);
     if (current) {
       throw new ConflictError(
         `Entity '${name}' exists in workspace '${workspace}': restore_entity brings back a deleted entity. Delete it first to replace it with an earlier state.`,
@@ -87,6 +85,16 @@ export class EntityRestore {
   ): Promise<{ node: EntityNode | undefined; restoredAsOf?: string }> {
     const deletion = events.findLast((event) => event.changes.some(deletionOf(id)));
     if (!deletion) return { node: new GraphReplay().apply(events).node(id) };
+    // The two reads ran in parallel: history that ends in a creation, while the entity row is absent, missed a deletion that
+    // committed between them, and would restore the incarnation before it.
+    const lifecycle = events
+      .flatMap((event) => event.changes)
+      .filter((change) => change.entityId === id && /^entity\.(created|deleted)$/.test(change.kind));
+    if (lifecycle.at(-1)?.kind === "entity.created") {
+      throw new ConflictError(
+        `Entity '${name}' was deleted while restore_entity read its history. Nothing was written. Call restore_entity again.`,
+      );
+    }
     const deleted = deletion.changes.find(deletionOf(id))!;
     const call = inFeedOrder(events.filter((event) => event.call === deletion.call));
     // Just before the deleting call, in the feed's order (docs/architecture.md#the-feeds-order): its earlier transactions
@@ -96,7 +104,9 @@ export class EntityRestore {
     if (deleted.mergedInto !== undefined) throw mergedAway(name, deleted, deletion, call[0]!);
     const created = before.some((event) => event.changes.some((change) => change.kind === "entity.created" && change.entityId === id));
     // Pruning removes the oldest events first: with the last creation kept, everything after it is kept too.
-    if (created) return { node: new GraphReplay().apply(before).node(id), restoredAsOf: deletion.at };
+    // As of just before the deleting call committed: given back as asOf, it reads the state restored.
+    const restoredAsOf = new Date(committedMs(call[0]!) - 1).toISOString();
+    if (created) return { node: new GraphReplay().apply(before).node(id), restoredAsOf };
     const { prunedBefore } = await this.store.historyStart(workspace);
     const state = deleted.before as EntityState | undefined;
     if (prunedBefore !== undefined && Date.parse(prunedBefore) > Date.parse(call[0]!.at) - CALL_SPAN_MS) {
@@ -113,7 +123,7 @@ export class EntityRestore {
           "from that with upsert_entity.",
       );
     }
-    return { node: fromBeforeImages(id, deletion, state, call, before), restoredAsOf: deletion.at };
+    return { node: fromBeforeImages(id, deletion, state, call, before), restoredAsOf };
   }
 
   /**
