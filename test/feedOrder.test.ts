@@ -241,10 +241,10 @@ describe("two metadata updates of one entity", () => {
 });
 
 describe("a fresh instance built while the writes are in its lateness window", () => {
-  // Lateness 32 s (no retries, 1 s timeouts, the 30 s clock allowance): the events a build applies on top of its scan are the
-  // last 32 s by key. X- (30 s behind) keys its later write before Y's earlier one; a build 5 s later must not see Y's
+  // Lateness 33 s (no retries, 2 s timeouts, the 30 s clock allowance): the events a build applied on top of its scan were the
+  // last 33 s by key. (A 1 s timeout made the fresh instance's reads fail now and then on a loaded machine.) X- (30 s behind) keys its later write before Y's earlier one; a build 5 s later must not see Y's
   // write alone (it would replay it over the scan, undoing X-'s write): what it applies must be a suffix of the commit order.
-  const SHORT_LATENESS = { maxRetries: 0, timeoutMs: 1_000 };
+  const SHORT_LATENESS = { maxRetries: 0, timeoutMs: 2_000 };
 
   test(`Y writes, then X- (30 s behind) overwrites or deletes; a build 5 s later equals storage (${ROUNDS} rounds)`, async () => {
     const workspaces: string[] = [];
