@@ -98,7 +98,12 @@ export interface FeedPosition {
  * places compare as text. An event without a commit time (not read from storage) is placed at its writer's time.
  */
 export function feedPlace(event: Pick<ChangeEvent, "id" | "at" | "committed">): string {
-  return `${commitStamp(event.committed) ?? commitStamp(event.at) ?? ""}|${event.id}`;
+  return `${commitTimeOf(event)}|${event.id}`;
+}
+
+/** When the event committed, as a fixed-width stamp (commitStamp); the writer's time for an event not read from storage. */
+export function commitTimeOf(event: Pick<ChangeEvent, "at" | "committed">): string {
+  return commitStamp(event.committed) ?? commitStamp(event.at) ?? "";
 }
 
 /** Events in the feed's order (a sorted copy). */

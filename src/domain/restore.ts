@@ -1,5 +1,5 @@
 import { ConflictError, NotFoundError, ValidationError } from "./errors.js";
-import { entitiesOf, feedPlace, inFeedOrder, type Change, type ChangeEvent, type EntityState } from "./history.js";
+import { commitTimeOf, entitiesOf, feedPlace, type Change, type ChangeEvent, type EntityState } from "./history.js";
 import { entityId as entityIdOf, relationId, tagId, observationId as observationIdOf } from "./ids.js";
 import { LIMITS } from "./limits.js";
 import type { Actor, EntityNode } from "./model.js";
@@ -49,8 +49,10 @@ export class EntityRestore {
     checkEntityName(name, "entityName");
     const id = entityIdOf(workspace, name);
     const at = asOf === undefined ? undefined : await this.checkAsOf(workspace, asOf);
-    const [current, read] = await Promise.all([this.store.getEntitySummary(workspace, id), this.store.events(workspace, { entityId: id })]);
-    const events = inFeedOrder(read);
+    const [current, events] = await Promise.all([
+      this.store.getEntitySummary(workspace, id),
+      this.store.events(workspace, { entityId: id }),
+    ]);
     if (current) {
       throw new ConflictError(
         `Entity '${name}' exists in workspace '${workspace}': restore_entity brings back a deleted entity. Delete it first to replace it with an earlier state.`,
@@ -96,16 +98,16 @@ export class EntityRestore {
       );
     }
     const deleted = deletion.changes.find(deletionOf(id))!;
-    const call = inFeedOrder(events.filter((event) => event.call === deletion.call));
+    const call = events.filter((event) => event.call === deletion.call);
     // Just before the deleting call, in the feed's order (docs/architecture.md#the-feeds-order): its earlier transactions
     // removed the dependents before the entity row went.
     const callStart = feedPlace(call[0]!);
     const before = events.filter((event) => feedPlace(event) < callStart);
     if (deleted.mergedInto !== undefined) throw mergedAway(name, deleted, deletion, call[0]!);
     const created = before.some((event) => event.changes.some((change) => change.kind === "entity.created" && change.entityId === id));
-    // Pruning removes the oldest events first: with the last creation kept, everything after it is kept too.
     // As of just before the deleting call committed: given back as asOf, it reads the state restored.
     const restoredAsOf = new Date(committedMs(call[0]!) - 1).toISOString();
+    // Pruning removes the oldest events first: with the last creation kept, everything after it is kept too.
     if (created) return { node: new GraphReplay().apply(before).node(id), restoredAsOf };
     const { prunedBefore } = await this.store.historyStart(workspace);
     const state = deleted.before as EntityState | undefined;
@@ -253,5 +255,5 @@ function mergedAway(name: string, deleted: Change, deletion: ChangeEvent, first:
 
 /** When storage committed the event (its place in the feed's order), as milliseconds; the writer's time for an event read before commit times were kept. */
 function committedMs(event: ChangeEvent): number {
-  return Date.parse(event.committed ?? event.at);
+  return Date.parse(commitTimeOf(event));
 }

@@ -218,7 +218,10 @@ export interface GraphStore {
    */
   changesSince(workspace: string, position?: FeedPosition): Promise<{ events: ChangeEvent[]; position: FeedPosition }>;
 
-  /** The events keyed in [fromMs, toMs), oldest first; only those touching `entityId`, or by `principal`, when given. */
+  /**
+   * The events committed in [fromMs, toMs), in the feed's order (docs/architecture.md#the-feeds-order); only those touching
+   * `entityId`, or by `principal`, when given.
+   */
   events(workspace: string, query: EventQuery): Promise<ChangeEvent[]>;
 
   /** Where the workspace's history starts: its first event, and the time before which retention pruned events. */

@@ -160,25 +160,21 @@ export class MemoryEstimate {
   }
 
   private setEntity(id: string, entity: EntityFootprint | undefined): void {
-    this.total -= this.entities.get(id) ?? 0;
-    if (!entity) {
-      this.entities.delete(id);
-      return;
-    }
-    const bytes = entityBytes(entity);
-    this.entities.set(id, bytes);
-    this.total += bytes;
+    this.setBytes(this.entities, id, entity && entityBytes(entity));
   }
 
   private setRelation(id: string, relation: RelationFootprint | undefined): void {
-    this.total -= this.relations.get(id) ?? 0;
-    if (!relation) {
-      this.relations.delete(id);
-      return;
+    this.setBytes(this.relations, id, relation && relationBytes(relation));
+  }
+
+  /** One item's figure replaced in the total (undefined: the item is gone). */
+  private setBytes(figures: Map<string, number>, id: string, bytes: number | undefined): void {
+    this.total -= figures.get(id) ?? 0;
+    if (bytes === undefined) figures.delete(id);
+    else {
+      figures.set(id, bytes);
+      this.total += bytes;
     }
-    const bytes = relationBytes(relation);
-    this.relations.set(id, bytes);
-    this.total += bytes;
   }
 
   private setDefinitions(definitions: Iterable<TagDefinition>): void {

@@ -111,7 +111,7 @@ export class WorkspaceIndex {
 
   /**
    * Whether these events (not applied yet) can be applied on top of this index: none is placed before one already applied
-   * in the feed's order (docs/architecture.md#the-feeds-order). One that is arrived late (it became visible after a
+   * in the feed's order (docs/architecture.md#the-feeds-order). One that arrived late (it became visible after a
    * later-committed event was read), and applying it now would undo that later change: the index is built again instead.
    */
   accepts(events: readonly ChangeEvent[]): boolean {

@@ -91,6 +91,9 @@ export class ConditionalDeletes {
  * with domain errors (a read has no race to settle). Writes fail with the storage error itself, for
  * the caller to classify: most writes settle races by reading again (see retrying.ts).
  */
+/** Transactions of one call in flight at once: enough to hide latency, few enough not to be throttled. */
+export const CONCURRENCY = 8;
+
 export class TableGateway {
   constructor(
     private readonly table: TableClient,

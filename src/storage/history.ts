@@ -1,5 +1,5 @@
 import { odata } from "@azure/data-tables";
-import { commitStamp, inFeedOrder, type ChangeEvent, type FeedPosition } from "../domain/history.js";
+import { commitStamp, commitTimeOf, inFeedOrder, type ChangeEvent, type FeedPosition } from "../domain/history.js";
 import type { EventQuery } from "../domain/store.js";
 import { entityFlag, toChangeEvent } from "./events.js";
 import { rangeFilter, type TableGateway } from "./gateway.js";
@@ -63,7 +63,7 @@ export async function readEvents(gateway: TableGateway, workspace: string, query
   const from = query.fromMs === undefined ? undefined : commitStamp(new Date(query.fromMs));
   const to = query.toMs === undefined ? undefined : commitStamp(new Date(query.toMs));
   const inRange = (event: ChangeEvent) => {
-    const committed = event.committed ?? commitStamp(event.at) ?? "";
+    const committed = commitTimeOf(event);
     return (from === undefined || committed >= from) && (to === undefined || committed < to);
   };
   return inFeedOrder((await gateway.query(filter)).map(toChangeEvent).filter(inRange));

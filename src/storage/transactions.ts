@@ -3,7 +3,7 @@ import { forEachLimited } from "../domain/concurrency.js";
 import type { Change } from "../domain/history.js";
 import { LIMITS } from "../domain/limits.js";
 import { changeChars, EVENT_MAX_CHARS, eventAction } from "./events.js";
-import type { TableGateway } from "./gateway.js";
+import { CONCURRENCY, type TableGateway } from "./gateway.js";
 import { rowKey } from "./keys.js";
 import type { Stamp } from "./rowWrites.js";
 import { registered, registration } from "./workspaces.js";
@@ -34,8 +34,7 @@ import { registered, registration } from "./workspaces.js";
  *    event: the gateway sets that sub-request's If-Match (gateway.ts, ConditionalDeletes).
  */
 
-/** Transactions of one call in flight at once: enough to hide latency, few enough not to be throttled. */
-export const CONCURRENCY = 8;
+export { CONCURRENCY };
 
 /**
  * Packing writes into entity-group transactions (one partition, at most 100 operations, a bounded

@@ -3,7 +3,7 @@ import { forEachLimited } from "../domain/concurrency.js";
 import { ConflictError } from "../domain/errors.js";
 import { LIMITS } from "../domain/limits.js";
 import { classifyStorageError, toMemoryError, type StorageFailure } from "./errors.js";
-import type { TableGateway } from "./gateway.js";
+import { CONCURRENCY, type TableGateway } from "./gateway.js";
 import { ownerOf, relationRowKeys, rowKey } from "./keys.js";
 import { kindOf, tagPairOf, text, type StoredRow } from "./rows.js";
 
@@ -19,9 +19,6 @@ import { kindOf, tagPairOf, text, type StoredRow } from "./rows.js";
  * read is gone, and what a writer commits later (its guard fails with 404 once its entity row is gone; a create starts a
  * fresh entity) is the next workspace's.
  */
-
-/** Transactions in flight at once (as transactions.ts's CONCURRENCY; not imported: transactions.ts imports the registry). */
-const IN_FLIGHT = 8;
 
 /** Passes (each one read of the partition) before the call gives up with ConflictError: writers kept writing. */
 const MAX_PASSES = 10;
@@ -186,7 +183,7 @@ async function deletePass(gateway: TableGateway, workspace: string, units: reado
   let deleted = 0;
   for (const wave of waves(units)) {
     let raced = false;
-    await forEachLimited(wave, IN_FLIGHT, async (chunk) => {
+    await forEachLimited(wave, CONCURRENCY, async (chunk) => {
       const attempt = async (keys: string[]): Promise<StorageFailure | undefined> => {
         const actions: TransactionAction[] = keys.map((key) => ["delete", { partitionKey: workspace, rowKey: key }]);
         try {
