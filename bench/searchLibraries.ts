@@ -9,8 +9,8 @@
 import { performance } from "node:perf_hooks";
 import FlexSearch from "flexsearch";
 import MiniSearch from "minisearch";
-import type { WorkspaceSnapshot } from "../src/domain/graphIndex.js";
-import type { Entity } from "../src/domain/model.js";
+import type { WorkspaceSnapshot } from "../src/domain/ports/graphIndex.js";
+import type { Entity } from "../src/domain/model/model.js";
 import { WorkspaceIndex } from "../src/search/workspaceIndex.js";
 import { normalizedText, normalizeTerm, tokenize } from "../src/search/text.js";
 import { CORPUS, RANKING_CASES, type CorpusEntity } from "../test/support/searchCorpus.js";

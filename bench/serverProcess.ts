@@ -3,7 +3,7 @@ import { createRuntimeHandler } from "../src/http/runtimeHandler.js";
 import { startAzurite } from "../src/local/azurite.js";
 import { listen } from "../src/local/server.js";
 import { runtimeFrom } from "../src/runtime.js";
-import { connectStorage } from "../src/storage/client.js";
+import { connectStorage } from "../src/storage/table/client.js";
 import { serveParent } from "./lib/processes.js";
 
 /**

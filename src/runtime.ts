@@ -1,11 +1,11 @@
 import { readSettings, type Door, type Settings } from "./config/settings.js";
-import type { CursorKeyProvider } from "./domain/cursor.js";
-import { MemoryService } from "./domain/memory.js";
+import type { CursorKeyProvider } from "./domain/model/cursor.js";
+import { MemoryService } from "./domain/services/memory.js";
 import { loggingInstrument, type ToolCallLog, type ToolInstrument } from "./mcp/instrument.js";
-import { connectStorage, type StorageConnection } from "./storage/client.js";
+import { connectStorage, type StorageConnection } from "./storage/table/client.js";
 import { tableCursorKey } from "./storage/cursorKey.js";
 import { TableGraphStore } from "./storage/tableGraphStore.js";
-import { TableIndexSource } from "./storage/indexSource.js";
+import { TableIndexSource } from "./storage/reads/indexSource.js";
 import { IndexRegistry } from "./search/registry.js";
 import { DEFAULT_INDEX_MAX_MB } from "./config/table.js";
 

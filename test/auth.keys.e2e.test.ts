@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
-import { hashApiKey } from "../src/http/auth/apiKeys.js";
+import { hashApiKey } from "../src/http/auth/apiKeyVerifier.js";
 import { refusal } from "./support/auth.js";
 import { connectClient, failed, ok, startTestServer, uniqueWorkspace, type McpTestClient, type TestServer } from "./support/harness.js";
 import { ALL_TOOLS } from "../src/mcp/tools/index.js";

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
 import { TableClient } from "@azure/data-tables";
-import { entityId, observationId } from "../src/domain/ids.js";
-import { hashApiKey } from "../src/http/auth/apiKeys.js";
-import { rowKey } from "../src/storage/keys.js";
+import { entityId, observationId } from "../src/domain/model/ids.js";
+import { hashApiKey } from "../src/http/auth/apiKeyVerifier.js";
+import { rowKey } from "../src/storage/rows/keys.js";
 import {
   connectClient,
   ok,

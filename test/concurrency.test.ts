@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
 import { TableClient } from "@azure/data-tables";
-import { keyRange, rowKey } from "../src/storage/keys.js";
+import { keyRange, rowKey } from "../src/storage/rows/keys.js";
 import {
   connectClient,
   ok,

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
 import { createRuntimeHandler } from "../src/http/runtimeHandler.js";
 import { createRuntime } from "../src/runtime.js";
 import { listen, type RunningServer } from "../src/local/server.js";
-import { connectStorage } from "../src/storage/client.js";
+import { connectStorage } from "../src/storage/table/client.js";
 import { rawRequest } from "./support/rawHttp.js";
 import { testConnectionString, TEST_TABLE } from "./support/harness.js";
 

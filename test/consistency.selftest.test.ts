@@ -3,7 +3,7 @@ import { diffGraphs, graphOfView, statsOf, statsOfView, diffKeyed } from "./supp
 import { lostWrites, type Call } from "./support/checker/history.js";
 import { graphOfRows, orphans } from "./support/checker/model.js";
 import { groupByInstance } from "./support/checker/run.js";
-import { relationRowKeys, rowKey, tagLinkKeys } from "../src/storage/keys.js";
+import { relationRowKeys, rowKey, tagLinkKeys } from "../src/storage/rows/keys.js";
 import type { RawRow } from "./support/rawRows.js";
 
 /**

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
-import { hashApiKey } from "../src/http/auth/apiKeys.js";
+import { hashApiKey } from "../src/http/auth/apiKeyVerifier.js";
 import { connectClient, ok, startTestServer, uniqueWorkspace, type TestServer } from "./support/harness.js";
 
 /**

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
 import { randomBytes } from "node:crypto";
 import { TableClient } from "@azure/data-tables";
-import { connectStorage, type StorageConnection } from "../src/storage/client.js";
+import { connectStorage, type StorageConnection } from "../src/storage/table/client.js";
 import { CURSOR_KEY_PARTITION, tableCursorKey } from "../src/storage/cursorKey.js";
 import {
   connectClient,

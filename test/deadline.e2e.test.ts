@@ -7,7 +7,7 @@ import { tableReadiness } from "../src/http/readiness.js";
 import type { ToolInstrument } from "../src/mcp/instrument.js";
 import { ALL_TOOLSETS } from "../src/mcp/toolsets.js";
 import { listen, type RunningServer } from "../src/local/server.js";
-import { connectStorage } from "../src/storage/client.js";
+import { connectStorage } from "../src/storage/table/client.js";
 import { connectClient, TEST_TABLE, testConnectionString, uniqueWorkspace } from "./support/harness.js";
 
 /**

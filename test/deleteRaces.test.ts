@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
 import { TableClient } from "@azure/data-tables";
 import { connectClient, failed, ok, startTestServer, TEST_TABLE, testConnectionString, uniqueWorkspace } from "./support/harness.js";
 import type { McpTestClient, TestServer } from "./support/harness.js";
-import { entityId, observationId } from "../src/domain/ids.js";
-import { rowKey } from "../src/storage/keys.js";
+import { entityId, observationId } from "../src/domain/model/ids.js";
+import { rowKey } from "../src/storage/rows/keys.js";
 import { injectFaults, type FaultInjector } from "./support/faultInjector.js";
 import { partitionRows } from "./support/rawRows.js";
 

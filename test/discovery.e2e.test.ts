@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
-import { hashApiKey } from "../src/http/auth/apiKeys.js";
+import { hashApiKey } from "../src/http/auth/apiKeyVerifier.js";
 import { readAuthSettings } from "../src/config/auth.js";
 import { rawRequest } from "./support/rawHttp.js";
 import { startTestServer, type TestServer } from "./support/harness.js";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
 import type { HttpFunctionOptions, HttpHandler } from "@azure/functions";
-import { hashApiKey } from "../src/http/auth/apiKeys.js";
+import { hashApiKey } from "../src/http/auth/apiKeyVerifier.js";
 import { viewerBuildOnce } from "./support/build.js";
 import { invokeFunction, registerFunctions } from "./support/functions.js";
 import { startTestServer, testConnectionString, type TestServer } from "./support/harness.js";

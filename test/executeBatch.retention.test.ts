@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
 import { createHash } from "node:crypto";
 import { odata } from "@azure/data-tables";
-import { rowKey } from "../src/storage/keys.js";
+import { rowKey } from "../src/storage/rows/keys.js";
 import { connectClient, ok, startTestServer, uniqueWorkspace, type McpTestClient, type TestServer } from "./support/harness.js";
 
 /** Batch markers expire after 24 hours: a later batch with the same requestId applies again, and retention prunes them. */

@@ -9,7 +9,7 @@ import { readSettings } from "../src/config/settings.js";
 import { createRuntimeHandler } from "../src/http/runtimeHandler.js";
 import { createRuntime } from "../src/runtime.js";
 import { listen, type RunningServer } from "../src/local/server.js";
-import { connectStorage, type StorageConnection } from "../src/storage/client.js";
+import { connectStorage, type StorageConnection } from "../src/storage/table/client.js";
 import { startAzuriteProcess, type AzuriteProcess } from "./support/azurite.js";
 import {
   connectClient,

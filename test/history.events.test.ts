@@ -1,11 +1,11 @@
 import { describe, expect, test } from "@jest/globals";
 import { odata } from "@azure/data-tables";
-import type { Change, ChangeEvent } from "../src/domain/history.js";
-import { entityId, relationId } from "../src/domain/ids.js";
-import { toChangeEvent } from "../src/storage/events.js";
-import { keyRange, rowKey } from "../src/storage/keys.js";
-import { stampOf } from "../src/storage/rowWrites.js";
-import { transactUnit } from "../src/storage/transactions.js";
+import type { Change, ChangeEvent } from "../src/domain/feed/history.js";
+import { entityId, relationId } from "../src/domain/model/ids.js";
+import { toChangeEvent } from "../src/storage/rows/events.js";
+import { keyRange, rowKey } from "../src/storage/rows/keys.js";
+import { stampOf } from "../src/storage/rows/rowWrites.js";
+import { transactUnit } from "../src/storage/writes/transactions.js";
 import { failed, ok, uniqueWorkspace, withServerAndClient, type McpTestClient, type TestServer } from "./support/harness.js";
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "@jest/globals";
-import type { ChangeEvent, FeedPosition } from "../src/domain/history.js";
-import { CLOCK_SKEW_ALLOWANCE_MS, feedLatenessMs } from "../src/storage/client.js";
+import type { ChangeEvent, FeedPosition } from "../src/domain/feed/history.js";
+import { CLOCK_SKEW_ALLOWANCE_MS, feedLatenessMs } from "../src/storage/table/client.js";
 import { TableGraphStore } from "../src/storage/tableGraphStore.js";
 import { ok, uniqueWorkspace, withServerAndClient, type McpTestClient, type TestServer } from "./support/harness.js";
 

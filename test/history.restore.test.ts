@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
 import { odata } from "@azure/data-tables";
-import { entityId, observationId } from "../src/domain/ids.js";
-import { keyRange, rowKey } from "../src/storage/keys.js";
+import { entityId, observationId } from "../src/domain/model/ids.js";
+import { keyRange, rowKey } from "../src/storage/rows/keys.js";
 import { connectClient, failed, ok, startTestServer, uniqueWorkspace, type McpTestClient, type TestServer } from "./support/harness.js";
 import { injectRaces, type RaceInjector } from "./support/raceInjector.js";
 import { partitionRows, type RawRow } from "./support/rawRows.js";

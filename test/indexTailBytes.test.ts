@@ -5,7 +5,7 @@ import { connectClient, ok, startTestServer, uniqueWorkspace, type McpTestClient
  * Issue #21, defect 11: after a burst of writes, an index-served read of the unchanged workspace downloads only what is new
  * (the registry row), not the burst again. Counted, not timed: a pipeline policy on the reading instance's TableClient adds
  * up the bytes of every query answer. A row can become visible a little after the commit time it carries, so a tail read
- * downloads again the rows committed within the commit margin (5 s, src/storage/indexSource.ts) of the previous read's
+ * downloads again the rows committed within the commit margin (5 s, src/storage/reads/indexSource.ts) of the previous read's
  * server time (docs/search.md#freshness): the reads wait out the margin, and the first of them may download once more
  * what the read before the pause could not yet rule out. Every read after that downloads only the registry row.
  */

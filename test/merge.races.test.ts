@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
 import { TableClient } from "@azure/data-tables";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { entityId } from "../src/domain/ids.js";
-import { ownerOf, relationRowKeys } from "../src/storage/keys.js";
+import { entityId } from "../src/domain/model/ids.js";
+import { ownerOf, relationRowKeys } from "../src/storage/rows/keys.js";
 import { connectClient, failed, ok, startTestServer, TEST_TABLE, testConnectionString, uniqueWorkspace } from "./support/harness.js";
 import type { McpTestClient, TestServer } from "./support/harness.js";
 import { partitionRows, type RawRow } from "./support/rawRows.js";

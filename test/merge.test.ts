@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
 import { connectClient, failed, ok, startTestServer, uniqueWorkspace, type McpTestClient, type TestServer } from "./support/harness.js";
 import { injectFaults, type FaultInjector } from "./support/faultInjector.js";
-import { entityId } from "../src/domain/ids.js";
-import { relationRowKeys, rowKey } from "../src/storage/keys.js";
+import { entityId } from "../src/domain/model/ids.js";
+import { relationRowKeys, rowKey } from "../src/storage/rows/keys.js";
 import { partitionRows, type RawRow } from "./support/rawRows.js";
 
 /**

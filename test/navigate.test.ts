@@ -1,10 +1,10 @@
 import { beforeAll, describe, expect, test } from "@jest/globals";
-import { entityId } from "../src/domain/ids.js";
-import { LIMITS } from "../src/domain/limits.js";
-import type { Direction, EntityNode } from "../src/domain/model.js";
-import { neighbors, shortestPath, type TraversalPort } from "../src/domain/navigation.js";
-import { TableTraversal } from "../src/storage/traversal.js";
-import { MemoryService } from "../src/domain/memory.js";
+import { entityId } from "../src/domain/model/ids.js";
+import { LIMITS } from "../src/domain/model/limits.js";
+import type { Direction, EntityNode } from "../src/domain/model/model.js";
+import { neighbors, shortestPath, type TraversalPort } from "../src/domain/rules/navigation.js";
+import { TableTraversal } from "../src/storage/reads/traversal.js";
+import { MemoryService } from "../src/domain/services/memory.js";
 import { TableGraphStore } from "../src/storage/tableGraphStore.js";
 import { failed, ok, uniqueWorkspace, withServerAndClient, type McpTestClient, type TestServer } from "./support/harness.js";
 

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "@jest/globals";
 import { odata } from "@azure/data-tables";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { rowKey } from "../src/storage/keys.js";
+import { rowKey } from "../src/storage/rows/keys.js";
 import { withServerAndClient, connectClient, failed, ok, uniqueWorkspace, type McpTestClient, type TestServer } from "./support/harness.js";
 
 /** The tags group, end to end through the MCP client over HTTP, with the raw table rows checked after deletes. */

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
 import { odata } from "@azure/data-tables";
-import type { ImportInput } from "../src/domain/importGraph.js";
+import type { ImportInput } from "../src/domain/services/importGraph.js";
 import { connectClient, ok, startTestServer, uniqueWorkspace, type TestServer } from "./support/harness.js";
 
 /** Importing tags (what the CLI's import hands the domain), against real storage, checked through the MCP server. */

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "@jest/globals";
 import { TableClient } from "@azure/data-tables";
-import { entityId } from "../src/domain/ids.js";
+import { entityId } from "../src/domain/model/ids.js";
 import {
   failed,
   ok,

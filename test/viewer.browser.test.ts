@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
 import { copyFileSync, mkdirSync } from "node:fs";
 import type { Browser, Page } from "playwright-core";
-import { hashApiKey } from "../src/http/auth/apiKeys.js";
+import { hashApiKey } from "../src/http/auth/apiKeyVerifier.js";
 import { browserAvailable, launchBrowser } from "./support/browser.js";
 import { viewerBuildOnce } from "./support/build.js";
 import { connectClient, ok, startTestServer, uniqueWorkspace, type McpTestClient, type TestServer } from "./support/harness.js";

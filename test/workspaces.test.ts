@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
 import { type TableClient } from "@azure/data-tables";
 import { randomBytes } from "node:crypto";
-import { hashApiKey } from "../src/http/auth/apiKeys.js";
+import { hashApiKey } from "../src/http/auth/apiKeyVerifier.js";
 import { runCliCaptured } from "./support/cli.js";
 import { connectClient, failed, ok, startTestServer, type McpTestClient, type TestServer } from "./support/harness.js";
 import { partitionRows } from "./support/rawRows.js";

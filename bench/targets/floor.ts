@@ -1,14 +1,14 @@
 import type { TransactionAction } from "@azure/data-tables";
-import { entityId, observationId, relationId } from "../../src/domain/ids.js";
-import { connectStorage } from "../../src/storage/client.js";
-import { LIMITS } from "../../src/domain/limits.js";
-import { keyRange, rowKey } from "../../src/storage/keys.js";
-import { kindOf, type EntityRow, type ObservationRow, type RelationRow } from "../../src/storage/rows.js";
-import { newObservationRows, storedKeys } from "../../src/storage/rowWrites.js";
-import { entityRelationsFilter } from "../../src/storage/queries.js";
-import { TableIndexSource } from "../../src/storage/indexSource.js";
-import type { FeedPosition } from "../../src/domain/history.js";
-import { chunkActions, pack } from "../../src/storage/transactions.js";
+import { entityId, observationId, relationId } from "../../src/domain/model/ids.js";
+import { connectStorage } from "../../src/storage/table/client.js";
+import { LIMITS } from "../../src/domain/model/limits.js";
+import { keyRange, rowKey } from "../../src/storage/rows/keys.js";
+import { kindOf, type EntityRow, type ObservationRow, type RelationRow } from "../../src/storage/rows/rows.js";
+import { newObservationRows, storedKeys } from "../../src/storage/rows/rowWrites.js";
+import { entityRelationsFilter } from "../../src/storage/rows/queries.js";
+import { TableIndexSource } from "../../src/storage/reads/indexSource.js";
+import type { FeedPosition } from "../../src/domain/feed/history.js";
+import { chunkActions, pack } from "../../src/storage/writes/transactions.js";
 import { BENCH_WORKSPACE, type GraphCounts, type Target } from "./types.js";
 
 /**
@@ -18,7 +18,7 @@ import { BENCH_WORKSPACE, type GraphCounts, type Target } from "./types.js";
  * no MCP, no HTTP server, no domain code. What ours costs
  * above this is our code; the floor itself is what the store (here Azurite) costs.
  *
- * The filters and column lists are the adapter's own (src/storage/queries.ts), so the floor cannot
+ * The filters and column lists are the adapter's own (src/storage/rows/queries.ts), so the floor cannot
  * drift from what ours asks for.
  */
 export async function startFloor(connectionString: string, tableName = "benchfloor"): Promise<Target> {

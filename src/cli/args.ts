@@ -1,6 +1,6 @@
 import { parseArgs } from "node:util";
-import { ValidationError } from "../domain/errors.js";
-import { assertWorkspaceName } from "../domain/validation.js";
+import { ValidationError } from "../domain/model/errors.js";
+import { assertWorkspaceName } from "../domain/model/validation.js";
 import { UsageError } from "./command.js";
 
 /** `--workspace W` (or `-w W`) and the positional file arguments, checked. */

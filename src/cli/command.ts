@@ -1,6 +1,6 @@
 import type { Writable } from "node:stream";
-import type { MemoryService } from "../domain/memory.js";
-import { openLocalRuntime } from "../local/runtime.js";
+import type { MemoryService } from "../domain/services/memory.js";
+import { openLocalRuntime } from "../local/localRuntime.js";
 
 /** Where a command reads its settings and writes its output: the process, or a test's buffers. */
 export interface CliIo {

@@ -1,7 +1,7 @@
 import { createReadStream } from "node:fs";
 import { resolve } from "node:path";
 import { createInterface } from "node:readline";
-import type { ImportInput } from "../domain/importGraph.js";
+import type { ImportInput } from "../domain/services/importGraph.js";
 import { workspaceAndFiles } from "./args.js";
 import { withMemory, type Command } from "./command.js";
 import { parseLine } from "./memoryFile.js";

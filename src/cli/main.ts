@@ -2,7 +2,7 @@
 import { realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { InvalidSettingsError } from "../config/problems.js";
-import { MemoryError } from "../domain/errors.js";
+import { MemoryError } from "../domain/model/errors.js";
 import { VERSION } from "../version.js";
 import { UsageError, type CliIo, type Command } from "./command.js";
 import { exportCommand } from "./export.js";

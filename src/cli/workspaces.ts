@@ -1,9 +1,9 @@
 import { createInterface } from "node:readline/promises";
 import { parseArgs } from "node:util";
-import { ANONYMOUS } from "../domain/access.js";
-import { ValidationError } from "../domain/errors.js";
-import { assertWorkspaceName } from "../domain/validation.js";
-import { copyWorkspace } from "../domain/workspaceCopy.js";
+import { ANONYMOUS } from "../domain/model/access.js";
+import { ValidationError } from "../domain/model/errors.js";
+import { assertWorkspaceName } from "../domain/model/validation.js";
+import { copyWorkspace } from "../domain/services/workspaceCopy.js";
 import { UsageError, withMemory, type CliIo, type Command } from "./command.js";
 
 const USAGE = "central-memory workspaces list [--discover] [--deleted] [--json] | delete <name> [--yes] | copy <from> <to> [--force]";

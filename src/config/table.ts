@@ -1,4 +1,4 @@
-import { ValidationError } from "../domain/errors.js";
+import { ValidationError } from "../domain/model/errors.js";
 import { TOOL_GROUPS, type Toolsets } from "../mcp/tool.js";
 import { parseToolsets } from "../mcp/toolsets.js";
 import { apiKeyEntries, entraGrantList } from "./authSchemas.js";

@@ -8,7 +8,7 @@ import {
   type MessageExtraInfo,
   type RequestId,
 } from "@modelcontextprotocol/sdk/types.js";
-import { presentError } from "../domain/errors.js";
+import { presentError } from "../domain/model/errors.js";
 
 /**
  * What one HTTP request may cost, whatever JSON-RPC batch it carries. The SDK accepts batches of

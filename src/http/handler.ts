@@ -1,8 +1,8 @@
 import { Hono, type Context, type MiddlewareHandler } from "hono";
-import { accessTo, strongestAccess, type Principal } from "../domain/access.js";
-import { presentError, ValidationError } from "../domain/errors.js";
-import type { MemoryService } from "../domain/memory.js";
-import { assertWorkspaceName } from "../domain/validation.js";
+import { accessTo, strongestAccess, type Principal } from "../domain/model/access.js";
+import { presentError, ValidationError } from "../domain/model/errors.js";
+import type { MemoryService } from "../domain/services/memory.js";
+import { assertWorkspaceName } from "../domain/model/validation.js";
 import type { ToolInstrument } from "../mcp/instrument.js";
 import type { Toolsets } from "../mcp/tool.js";
 import { parseToolsets } from "../mcp/toolsets.js";

@@ -1,4 +1,4 @@
-import type { StorageConnection } from "../storage/client.js";
+import type { StorageConnection } from "../storage/table/client.js";
 
 export interface ReadinessProbe {
   check(): Promise<{ ready: true } | { ready: false; reason: string }>;

@@ -1,4 +1,4 @@
-import { presentError, type Problem } from "../domain/errors.js";
+import { presentError, type Problem } from "../domain/model/errors.js";
 
 /** Small JSON responses the handlers share. */
 export function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {

@@ -1,13 +1,13 @@
 import type { Context, Hono } from "hono";
 import { compress } from "hono/compress";
 import { generateCookie, getCookie } from "hono/cookie";
-import { accessTo, ANONYMOUS, type Principal } from "../domain/access.js";
-import { ValidationError } from "../domain/errors.js";
-import { assertWorkspaceName } from "../domain/validation.js";
+import { accessTo, ANONYMOUS, type Principal } from "../domain/model/access.js";
+import { ValidationError } from "../domain/model/errors.js";
+import { assertWorkspaceName } from "../domain/model/validation.js";
 import { ALL_TOOLS } from "../mcp/tools/index.js";
 import { ALL_TOOLSETS } from "../mcp/toolsets.js";
 import type { AuthSettings } from "../config/auth.js";
-import type { MemoryService } from "../domain/memory.js";
+import type { MemoryService } from "../domain/services/memory.js";
 import type { ToolInstrument } from "../mcp/instrument.js";
 import type { Authenticate } from "./auth/authenticate.js";
 import { answerMcp } from "./mcpExchange.js";

@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
-import type { Access, Principal } from "../domain/access.js";
+import type { Access, Principal } from "../domain/model/access.js";
 
 /**
  * The viewer's session cookie (docs/viewer.md#sessions): a credential sent once as a header is exchanged for a short-lived

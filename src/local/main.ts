@@ -1,7 +1,7 @@
 import type { AuthSettings } from "../config/auth.js";
 import { createRuntimeHandler } from "../http/runtimeHandler.js";
 import { describeToolsets } from "../mcp/toolsets.js";
-import { openLocalRuntime } from "./runtime.js";
+import { openLocalRuntime } from "./localRuntime.js";
 import { listen } from "./server.js";
 
 /**

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Settings } from "../config/settings.js";
-import { connectStorage, type StorageConnection } from "../storage/client.js";
+import { connectStorage, type StorageConnection } from "../storage/table/client.js";
 import { startAzurite, type EmbeddedAzurite } from "./azurite.js";
 
 export interface LocalStorage {

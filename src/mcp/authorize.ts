@@ -1,5 +1,5 @@
-import { accessTo, type Access, type Principal } from "../domain/access.js";
-import { ForbiddenError } from "../domain/errors.js";
+import { accessTo, type Access, type Principal } from "../domain/model/access.js";
+import { ForbiddenError } from "../domain/model/errors.js";
 
 /** What a caller may do: read-only work needs any grant, anything else needs write (readOnlyHint is the source of truth). */
 export function allows(access: Access | undefined, operation: { annotations: { readOnlyHint: boolean } }): boolean {

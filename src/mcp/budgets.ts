@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { fitBudget } from "../domain/budget.js";
-import { LIMITS } from "../domain/limits.js";
+import { fitBudget } from "../domain/model/budget.js";
+import { LIMITS } from "../domain/model/limits.js";
 
 /**
  * maxChars on the read tools (docs/navigate.md#budgets): the input field, the output fields, and

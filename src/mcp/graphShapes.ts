@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { LEGACY_VERSION } from "../domain/curation.js";
-import type { Entity, GraphPage, Relation } from "../domain/model.js";
+import { LEGACY_VERSION } from "../domain/model/expectedVersion.js";
+import type { Entity, GraphPage, Relation } from "../domain/model/model.js";
 import { metadataOutput, versionOutput } from "./schemas.js";
 
 /**

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { CHANGE_KINDS } from "../domain/history.js";
-import type { ChangesPage } from "../domain/historyService.js";
-import { LIMITS } from "../domain/limits.js";
+import { CHANGE_KINDS } from "../domain/feed/history.js";
+import type { ChangesPage } from "../domain/services/historyService.js";
+import { LIMITS } from "../domain/model/limits.js";
 import { resultLimit } from "./schemas.js";
 
 /** The shapes the history tools share: an event as a client sees it, and a page of them. */

@@ -1,4 +1,4 @@
-import type { Entity, Relation } from "../domain/model.js";
+import type { Entity, Relation } from "../domain/model/model.js";
 import { withinBudget } from "./budgets.js";
 import { indentedJson, toOfficialGraph } from "./graphShapes.js";
 

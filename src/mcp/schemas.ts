@@ -1,10 +1,10 @@
 import { z } from "zod";
-import { ERROR_KINDS } from "../domain/errors.js";
-import { LIMITS } from "../domain/limits.js";
+import { ERROR_KINDS } from "../domain/model/errors.js";
+import { LIMITS } from "../domain/model/limits.js";
 
 /**
  * Field schemas shared by the tools. They give each argument's type and shape, and describe the
- * limits for clients (tools/list), but enforce none: the domain (domain/validation.ts) is the one
+ * limits for clients (tools/list), but enforce none: the domain (domain/model/validation.ts) is the one
  * authority on every limit and text rule, so a tool, the import CLI and any later entry point are
  * held to the same rules with the same messages.
  */

@@ -1,9 +1,9 @@
 import { z } from "zod";
-import { StorageError } from "../domain/errors.js";
-import type { EntityHit } from "../domain/graphIndex.js";
-import type { MemoryService } from "../domain/memory.js";
-import type { Relation } from "../domain/model.js";
-import type { SearchService } from "../domain/searchService.js";
+import { StorageError } from "../domain/model/errors.js";
+import type { EntityHit } from "../domain/ports/graphIndex.js";
+import type { MemoryService } from "../domain/services/memory.js";
+import type { Relation } from "../domain/model/model.js";
+import type { SearchService } from "../domain/services/searchService.js";
 import { authorshipFields, authorshipOf, relationEnds, relationEndsOf, tagFields, tagFieldsOf, versionOrLegacy } from "./graphShapes.js";
 import { metadataOutput } from "./schemas.js";
 

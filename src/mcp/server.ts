@@ -8,10 +8,10 @@ import {
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { accessTo, strongestAccess, type Principal } from "../domain/access.js";
+import { accessTo, strongestAccess, type Principal } from "../domain/model/access.js";
 import { allows, authorize } from "./authorize.js";
-import { ForbiddenError, presentError, ValidationError } from "../domain/errors.js";
-import type { MemoryService } from "../domain/memory.js";
+import { ForbiddenError, presentError, ValidationError } from "../domain/model/errors.js";
+import type { MemoryService } from "../domain/services/memory.js";
 import { registerResources } from "./resources.js";
 import { resolveWorkspace } from "./workspace.js";
 import { errorOutput, workspaceName as workspaceNameField } from "./schemas.js";
@@ -181,7 +181,7 @@ function describeIssues(error: z.ZodError): string {
     .join("; ");
 }
 
-/** A thrown error as the tool result an agent reads (the shared presenter in src/domain/errors.ts). */
+/** A thrown error as the tool result an agent reads (the shared presenter in src/domain/model/errors.ts). */
 function errorResult(error: unknown, options: { structured?: boolean } = {}): CallToolResult {
   return presentError(error, { as: "tool", ...options });
 }

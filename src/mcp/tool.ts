@@ -1,7 +1,7 @@
 import { z } from "zod";
-import type { Principal } from "../domain/access.js";
-import type { MemoryService } from "../domain/memory.js";
-import type { Actor } from "../domain/model.js";
+import type { Principal } from "../domain/model/access.js";
+import type { MemoryService } from "../domain/services/memory.js";
+import type { Actor } from "../domain/model/model.js";
 
 /**
  * Tool groups ("toolsets"): a client can narrow tools/list to the groups it needs, because many

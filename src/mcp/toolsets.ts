@@ -1,4 +1,4 @@
-import { ValidationError } from "../domain/errors.js";
+import { ValidationError } from "../domain/model/errors.js";
 import { TOOL_GROUPS, type AnyTool, type ToolGroup, type Toolsets } from "./tool.js";
 
 /** Every group: the default when MEMORY_TOOLSETS is unset. */

@@ -1,5 +1,5 @@
-import { ValidationError } from "../domain/errors.js";
-import { assertWorkspaceName } from "../domain/validation.js";
+import { ValidationError } from "../domain/model/errors.js";
+import { assertWorkspaceName } from "../domain/model/validation.js";
 
 /**
  * The workspace a call acts on. On /api/mcp it is the one given; on /api/workspaces/{ws}/mcp it is the

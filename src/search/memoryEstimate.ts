@@ -1,5 +1,5 @@
-import type { ChangeEvent } from "../domain/history.js";
-import type { Metadata, TagDefinition } from "../domain/model.js";
+import type { ChangeEvent } from "../domain/feed/history.js";
+import type { Metadata, TagDefinition } from "../domain/model/model.js";
 
 /**
  * How many bytes of heap a workspace index holds (docs/search.md#memory), estimated from what it holds, so the registry

@@ -1,5 +1,5 @@
-import type { EntitySearch, GraphIndex, IndexSource, PageRequest, RegistryState, RelationSearch } from "../domain/graphIndex.js";
-import type { ReadMode } from "../domain/model.js";
+import type { EntitySearch, GraphIndex, IndexSource, PageRequest, RegistryState, RelationSearch } from "../domain/ports/graphIndex.js";
+import type { ReadMode } from "../domain/model/model.js";
 import { WorkspaceIndex } from "./workspaceIndex.js";
 
 interface Entry {

@@ -1,6 +1,6 @@
 import MiniSearch, { type SearchResult } from "minisearch";
-import { ValidationError } from "../domain/errors.js";
-import type { EntityHit, EntitySearch, GraphStats, RelationSearch, WorkspaceSnapshot } from "../domain/graphIndex.js";
+import { ValidationError } from "../domain/model/errors.js";
+import type { EntityHit, EntitySearch, GraphStats, RelationSearch, WorkspaceSnapshot } from "../domain/ports/graphIndex.js";
 import {
   feedPlace,
   inFeedOrder,
@@ -9,13 +9,13 @@ import {
   type EntityState,
   type FeedPosition,
   type RelationState,
-} from "../domain/history.js";
-import { observationId } from "../domain/ids.js";
-import type { Direction, Entity, EntityNode, Metadata, ReadMode, Relation, TagDefinition, TagUsage } from "../domain/model.js";
-import type { TraversalPort } from "../domain/navigation.js";
-import { byCreation, compareText, orderKey } from "../domain/order.js";
-import { searchTextOf, substringRank, type SearchText } from "../domain/search.js";
-import type { StoredPage } from "../domain/store.js";
+} from "../domain/feed/history.js";
+import { observationId } from "../domain/model/ids.js";
+import type { Direction, Entity, EntityNode, Metadata, ReadMode, Relation, TagDefinition, TagUsage } from "../domain/model/model.js";
+import type { TraversalPort } from "../domain/rules/navigation.js";
+import { byCreation, compareText, orderKey } from "../domain/model/order.js";
+import { searchTextOf, substringRank, type SearchText } from "../domain/rules/search.js";
+import type { StoredPage } from "../domain/ports/store.js";
 import { MemoryEstimate, type EstimatedGraph } from "./memoryEstimate.js";
 import { normalizedText, normalizeTerm, termsOf, tokenize } from "./text.js";
 

@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
-import { StorageError } from "../domain/errors.js";
-import type { CursorKeyProvider } from "../domain/cursor.js";
-import type { StorageConnection } from "./client.js";
-import { classifyStorageError, toMemoryError } from "./errors.js";
+import { StorageError } from "../domain/model/errors.js";
+import type { CursorKeyProvider } from "../domain/model/cursor.js";
+import type { StorageConnection } from "./table/client.js";
+import { classifyStorageError, toMemoryError } from "./table/errors.js";
 
 /**
  * The key that signs read_graph cursors, kept in the memory table itself, so every instance of a

@@ -1,4 +1,4 @@
-import type { Actor, Direction, EntityNode, ReadMode } from "../domain/model.js";
+import type { Actor, Direction, EntityNode, ReadMode } from "../domain/model/model.js";
 import type {
   EntitySummary,
   EntityWrite,
@@ -10,25 +10,25 @@ import type {
   RelationRef,
   RelationWrite,
   StoredPage,
-} from "../domain/store.js";
-import type { StorageConnection } from "./client.js";
-import { deleteEntities } from "./deletion.js";
-import { createEntities, getEntitySummary, upsertEntity } from "./entities.js";
-import type { TableGateway } from "./gateway.js";
-import { addObservations, deleteObservations } from "./observations.js";
-import { getEntities, getEntityRelations, readGraph, scanEntities } from "./reads.js";
-import { createRelations, deleteRelations, upsertRelation } from "./relations.js";
+} from "../domain/ports/store.js";
+import type { StorageConnection } from "./table/client.js";
+import { deleteEntities } from "./writes/deletion.js";
+import { createEntities, getEntitySummary, upsertEntity } from "./writes/entities.js";
+import type { TableGateway } from "./table/gateway.js";
+import { addObservations, deleteObservations } from "./writes/observations.js";
+import { getEntities, getEntityRelations, readGraph, scanEntities } from "./reads/reads.js";
+import { createRelations, deleteRelations, upsertRelation } from "./writes/relations.js";
 import { TableTagStore } from "./tableTagStore.js";
-import { changesSince, historyStart, readEvents } from "./history.js";
-import { HistoryPruner } from "./retention.js";
-import type { ChangeEvent, FeedPosition } from "../domain/history.js";
-import { TableTraversal } from "./traversal.js";
-import { TableWorkspaceStore } from "./workspaces.js";
-import type { BatchAnswer, BatchClaim, BatchStep } from "../domain/batchModel.js";
-import { executeAtomicBatch } from "./batch.js";
-import { claimMarker, completeMarker } from "./markers.js";
-import { mergeEntities } from "./merge.js";
-import type { MergeReport } from "../domain/curationModel.js";
+import { changesSince, historyStart, readEvents } from "./reads/feed.js";
+import { HistoryPruner } from "./writes/retention.js";
+import type { ChangeEvent, FeedPosition } from "../domain/feed/history.js";
+import { TableTraversal } from "./reads/traversal.js";
+import { TableWorkspaceStore } from "./tableWorkspaceStore.js";
+import type { BatchAnswer, BatchClaim, BatchStep } from "../domain/rules/batchModel.js";
+import { executeAtomicBatch } from "./writes/atomicBatch.js";
+import { claimMarker, completeMarker } from "./writes/markers.js";
+import { mergeEntities } from "./writes/merge.js";
+import type { MergeReport } from "../domain/rules/curationModel.js";
 
 /**
  * The GraphStore port on Table Storage (key layout in keys.ts, concurrency rules in transactions.ts).

@@ -1,12 +1,12 @@
-import type { Actor, EntityNode, TagDefinition, TagUsage } from "../domain/model.js";
-import { compareText } from "../domain/order.js";
-import type { TagChange, TagRef, TagStore, TagTarget } from "../domain/store.js";
-import type { StorageConnection } from "./client.js";
-import type { TableGateway } from "./gateway.js";
-import { keyRange } from "./keys.js";
-import { assembleEntity, toTagDefinition, text } from "./rows.js";
-import type { HistoryPruner } from "./retention.js";
-import { addTags, defineTag, deleteTags, INDEX_COLUMNS, removeTags } from "./tagWrites.js";
+import type { Actor, EntityNode, TagDefinition, TagUsage } from "../domain/model/model.js";
+import { compareText } from "../domain/model/order.js";
+import type { TagChange, TagRef, TagStore, TagTarget } from "../domain/ports/store.js";
+import type { StorageConnection } from "./table/client.js";
+import type { TableGateway } from "./table/gateway.js";
+import { keyRange } from "./rows/keys.js";
+import { assembleEntity, toTagDefinition, text } from "./rows/rows.js";
+import type { HistoryPruner } from "./writes/retention.js";
+import { addTags, defineTag, deleteTags, INDEX_COLUMNS, removeTags } from "./writes/tagWrites.js";
 
 /**
  * Tags in Table Storage (layout in keys.ts): the reads here, the writes in tagWrites.ts. Finding by tag

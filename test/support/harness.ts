@@ -8,7 +8,7 @@ import { createRuntimeHandler } from "../../src/http/runtimeHandler.js";
 import type { ToolCallLog } from "../../src/mcp/instrument.js";
 import { listen, type RunningServer } from "../../src/local/server.js";
 import { createRuntime, type Runtime } from "../../src/runtime.js";
-import { connectStorage, type StorageClientOptions } from "../../src/storage/client.js";
+import { connectStorage, type StorageClientOptions } from "../../src/storage/table/client.js";
 
 export const TEST_TABLE = DEFAULT_TABLE_NAME;
 

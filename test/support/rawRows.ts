@@ -1,6 +1,6 @@
 import { odata, type TableClient } from "@azure/data-tables";
 
-/** A raw Table row as a test reads it: every stored property, with its key and `kind` (src/storage/keys.ts). */
+/** A raw Table row as a test reads it: every stored property, with its key and `kind` (src/storage/rows/keys.ts). */
 export type RawRow = Record<string, unknown> & { rowKey: string; kind?: string };
 
 /**

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, test } from "@jest/globals";
-import { hashApiKey } from "../../src/http/auth/apiKeys.js";
+import { hashApiKey } from "../../src/http/auth/apiKeyVerifier.js";
 import { readAuthSettings } from "../../src/config/auth.js";
 import { isLoopbackHost } from "../../src/config/kinds.js";
 

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "@jest/globals";
 import { randomBytes } from "node:crypto";
-import { CursorCodec } from "../../src/domain/cursor.js";
-import { ValidationError } from "../../src/domain/errors.js";
+import { CursorCodec } from "../../src/domain/model/cursor.js";
+import { ValidationError } from "../../src/domain/model/errors.js";
 
 /** read_graph's cursors as pure rules: signed, bound to their workspace and mode, refused when forged. No storage. */
 const AFTER = "0f8fad5b-d9cb-469f-a165-70867728950e";

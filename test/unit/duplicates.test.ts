@@ -6,7 +6,7 @@ import {
   nameSimilarity,
   nameTokens,
   type DuplicateCandidate,
-} from "../../src/domain/duplicates.js";
+} from "../../src/domain/rules/duplicates.js";
 import { CORPUS, CORPUS_RELATIONS, KNOWN_DIFFERENT, KNOWN_DUPLICATES, pairKey } from "../support/duplicateCorpus.js";
 
 /** The pure rules of duplicate detection, on the fixed corpus (no storage). */

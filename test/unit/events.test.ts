@@ -1,9 +1,9 @@
 import { describe, expect, test } from "@jest/globals";
-import type { Change } from "../../src/domain/history.js";
-import { eventAction, toChangeEvent } from "../../src/storage/events.js";
-import { eventKeyTime } from "../../src/storage/keys.js";
-import { stampOf } from "../../src/storage/rowWrites.js";
-import type { StoredRow } from "../../src/storage/rows.js";
+import type { Change } from "../../src/domain/feed/history.js";
+import { eventAction, toChangeEvent } from "../../src/storage/rows/events.js";
+import { eventKeyTime } from "../../src/storage/rows/keys.js";
+import { stampOf } from "../../src/storage/rows/rowWrites.js";
+import type { StoredRow } from "../../src/storage/rows/rows.js";
 
 /** Event rows as pure data: the changes survive the split over string properties, and the key sorts by time. */
 describe("event rows", () => {

@@ -1,8 +1,8 @@
 import { describe, expect, test } from "@jest/globals";
 import fc from "fast-check";
-import { fitBudget } from "../../src/domain/budget.js";
-import type { Direction, EntityNode, Relation } from "../../src/domain/model.js";
-import { neighbors, shortestPath, type TraversalPort } from "../../src/domain/navigation.js";
+import { fitBudget } from "../../src/domain/model/budget.js";
+import type { Direction, EntityNode, Relation } from "../../src/domain/model/model.js";
+import { neighbors, shortestPath, type TraversalPort } from "../../src/domain/rules/navigation.js";
 
 /**
  * The traversal rules and the budget search, without storage: the port is an in-memory graph (the

@@ -1,8 +1,8 @@
 import { describe, expect, test } from "@jest/globals";
 import { RestError } from "@azure/core-rest-pipeline";
-import { ConflictError, NotFoundError, StorageError } from "../../src/domain/errors.js";
-import type { StorageFailure } from "../../src/storage/errors.js";
-import { MAX_ATTEMPTS, retrying } from "../../src/storage/retrying.js";
+import { ConflictError, NotFoundError, StorageError } from "../../src/domain/model/errors.js";
+import type { StorageFailure } from "../../src/storage/table/errors.js";
+import { MAX_ATTEMPTS, retrying } from "../../src/storage/table/retrying.js";
 
 /** The adapter's one optimistic-concurrency loop, on its own (no storage: the failures are the service's error shapes). */
 const exists = () => new RestError("exists", { statusCode: 409, code: "EntityAlreadyExists" });

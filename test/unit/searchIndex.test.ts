@@ -1,7 +1,7 @@
 import { describe, expect, test } from "@jest/globals";
-import type { FeedTail, IndexSource, RegistryState, WorkspaceSnapshot } from "../../src/domain/graphIndex.js";
-import type { ChangeEvent, FeedPosition } from "../../src/domain/history.js";
-import type { EntityNode } from "../../src/domain/model.js";
+import type { FeedTail, IndexSource, RegistryState, WorkspaceSnapshot } from "../../src/domain/ports/graphIndex.js";
+import type { ChangeEvent, FeedPosition } from "../../src/domain/feed/history.js";
+import type { EntityNode } from "../../src/domain/model/model.js";
 import { IndexRegistry } from "../../src/search/registry.js";
 import { WorkspaceIndex } from "../../src/search/workspaceIndex.js";
 

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "@jest/globals";
-import { ValidationError } from "../../src/domain/errors.js";
-import { checkEntityNameLookup, checkRelationLookup, normalizeMetadata } from "../../src/domain/validation.js";
+import { ValidationError } from "../../src/domain/model/errors.js";
+import { checkEntityNameLookup, checkRelationLookup, normalizeMetadata } from "../../src/domain/model/validation.js";
 
 /** The domain's validation rules as pure functions (no storage): the one place each limit is enforced. */
 describe("metadata", () => {

@@ -1,11 +1,11 @@
 import { describe, expect, test } from "@jest/globals";
 import { randomUUID } from "node:crypto";
-import { relationRowKeys, rowKey, tagLinkKeys } from "../../src/storage/keys.js";
-import type { StoredRow } from "../../src/storage/rows.js";
-import { plan, waves } from "../../src/storage/workspaceDeletion.js";
+import { relationRowKeys, rowKey, tagLinkKeys } from "../../src/storage/rows/keys.js";
+import type { StoredRow } from "../../src/storage/rows/rows.js";
+import { plan, waves } from "../../src/storage/writes/workspaceDeletion.js";
 
 /**
- * How delete_workspace orders its deletes (src/storage/workspaceDeletion.ts): every row in exactly one transaction of at
+ * How delete_workspace orders its deletes (src/storage/writes/workspaceDeletion.ts): every row in exactly one transaction of at
  * most 100, and nothing deleted before (in an earlier wave than) a row that hangs off it, for random workspaces.
  */
 function seeded(seed: number): () => number {

@@ -1,5 +1,5 @@
-import { ANONYMOUS, type Principal } from "../../domain/access.js";
-import { apiKeyVerifier } from "./apiKeys.js";
+import { ANONYMOUS, type Principal } from "../../domain/model/access.js";
+import { apiKeyVerifier } from "./apiKeyVerifier.js";
 import { entraTokenVerifier } from "./entraTokens.js";
 import type { AuthMode } from "../../config/auth.js";
 

@@ -1,5 +1,5 @@
 import { createRemoteJWKSet, errors, jwtVerify, type JWTPayload } from "jose";
-import type { Grant, Principal } from "../../domain/access.js";
+import type { Grant, Principal } from "../../domain/model/access.js";
 import type { EntraSettings } from "../../config/auth.js";
 
 export type TokenCheck =

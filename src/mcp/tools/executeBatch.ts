@@ -1,7 +1,7 @@
 import { z } from "zod";
-import type { BatchOp } from "../../domain/batchModel.js";
-import { MAX_BATCH_OPERATIONS } from "../../domain/batch.js";
-import { ERROR_KINDS } from "../../domain/errors.js";
+import type { BatchOp } from "../../domain/rules/batchModel.js";
+import { MAX_BATCH_OPERATIONS } from "../../domain/rules/batch.js";
+import { ERROR_KINDS } from "../../domain/model/errors.js";
 import { defineTool } from "../tool.js";
 import { addObservations } from "./addObservations.js";
 import { deleteEntities } from "./deleteEntities.js";

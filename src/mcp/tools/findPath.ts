@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { LIMITS } from "../../domain/limits.js";
+import { LIMITS } from "../../domain/model/limits.js";
 import { defineTool } from "../tool.js";
 import { relationEnds, relationEndsOf } from "../graphShapes.js";
 import { entityName, relationType } from "../schemas.js";

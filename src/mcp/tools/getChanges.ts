@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { CHANGE_KINDS } from "../../domain/history.js";
+import { CHANGE_KINDS } from "../../domain/feed/history.js";
 import { defineTool } from "../tool.js";
 import { eventsOutput, pageInput, toEventsOutput } from "../historyShapes.js";
 import { entityName } from "../schemas.js";

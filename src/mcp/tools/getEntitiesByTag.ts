@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { DEFAULT_TAGGED_LIMIT } from "../../domain/tags.js";
-import { LIMITS } from "../../domain/limits.js";
+import { DEFAULT_TAGGED_LIMIT } from "../../domain/services/tags.js";
+import { LIMITS } from "../../domain/model/limits.js";
 import { defineTool } from "../tool.js";
 import { officialRelation, taggedEntity, toOfficialGraph } from "../graphShapes.js";
 import { resultLimit, tagName } from "../schemas.js";

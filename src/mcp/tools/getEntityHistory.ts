@@ -1,4 +1,4 @@
-import { ValidationError } from "../../domain/errors.js";
+import { ValidationError } from "../../domain/model/errors.js";
 import { defineTool } from "../tool.js";
 import { eventsOutput, pageInput, toEventsOutput } from "../historyShapes.js";
 import { entityId, entityName } from "../schemas.js";

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { LIMITS } from "../../domain/limits.js";
-import { checkMaxChars } from "../../domain/budget.js";
+import { LIMITS } from "../../domain/model/limits.js";
+import { checkMaxChars } from "../../domain/model/budget.js";
 import { defineTool } from "../tool.js";
 import { maxCharsInput, truncationOutput, withinBudget } from "../budgets.js";
 import { relationEnds, relationEndsOf, taggedEntity, toOfficialGraph } from "../graphShapes.js";

@@ -2,8 +2,8 @@ import { z } from "zod";
 import { defineTool } from "../tool.js";
 import { officialGraphAnswer, toOfficialGraph } from "../graphShapes.js";
 import { asOfInput } from "../historyShapes.js";
-import { checkMaxChars } from "../../domain/budget.js";
-import type { Relation } from "../../domain/model.js";
+import { checkMaxChars } from "../../domain/model/budget.js";
+import type { Relation } from "../../domain/model/model.js";
 import { maxCharsInput } from "../budgets.js";
 import { officialGraphWithin } from "../officialBudget.js";
 

@@ -1,13 +1,13 @@
 import { z } from "zod";
-import { LIMITS } from "../../domain/limits.js";
-import { checkMaxChars } from "../../domain/budget.js";
+import { LIMITS } from "../../domain/model/limits.js";
+import { checkMaxChars } from "../../domain/model/budget.js";
 import { defineTool } from "../tool.js";
 import { resultLimit } from "../schemas.js";
 import { graphOutput, toGraphOutput } from "../graphShapes.js";
 import { asOfInput } from "../historyShapes.js";
 import { maxCharsInput, truncationOutput, withinBudget } from "../budgets.js";
-import { ValidationError } from "../../domain/errors.js";
-import { compareText } from "../../domain/order.js";
+import { ValidationError } from "../../domain/model/errors.js";
+import { compareText } from "../../domain/model/order.js";
 
 export const readGraph = defineTool({
   name: "read_graph",

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { LIMITS } from "../../domain/limits.js";
-import { DEFAULT_SEARCH_ENTITIES_LIMIT } from "../../domain/searchService.js";
-import { checkMaxChars } from "../../domain/budget.js";
+import { LIMITS } from "../../domain/model/limits.js";
+import { DEFAULT_SEARCH_ENTITIES_LIMIT } from "../../domain/services/searchService.js";
+import { checkMaxChars } from "../../domain/model/budget.js";
 import { maxCharsInput, truncationOutput, withinPageBudget } from "../budgets.js";
 import { defineTool } from "../tool.js";
 import { entityType, resultLimit, tagNames } from "../schemas.js";

@@ -1,11 +1,11 @@
 import { z } from "zod";
-import { DEFAULT_SEARCH_LIMIT } from "../../domain/memory.js";
-import { LIMITS } from "../../domain/limits.js";
+import { DEFAULT_SEARCH_LIMIT } from "../../domain/services/memory.js";
+import { LIMITS } from "../../domain/model/limits.js";
 import { defineTool } from "../tool.js";
 import { resultLimit } from "../schemas.js";
 import { officialGraphAnswer, toOfficialGraph } from "../graphShapes.js";
-import { checkMaxChars } from "../../domain/budget.js";
-import type { Relation } from "../../domain/model.js";
+import { checkMaxChars } from "../../domain/model/budget.js";
+import type { Relation } from "../../domain/model/model.js";
 import { maxCharsInput } from "../budgets.js";
 import { officialGraphWithin } from "../officialBudget.js";
 

@@ -1,4 +1,4 @@
-import { ownerOf, relationRowKeys, rowKey, tagLinkKeys } from "../../../src/storage/keys.js";
+import { ownerOf, relationRowKeys, rowKey, tagLinkKeys } from "../../../src/storage/rows/keys.js";
 import type { RawRow } from "../rawRows.js";
 
 /**

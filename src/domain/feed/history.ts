@@ -1,0 +1,164 @@
+import type { Metadata, Relation } from "../model/model.js";
+
+/**
+ * The change feed's vocabulary (docs/history.md). Every write records what it changed as events, in
+ * the same transaction as the change, so history never disagrees with state. One event is one
+ * transaction: it may hold many changes. A call split over several transactions leaves several
+ * events that share its `call` id.
+ */
+
+const CHANGE_SUBJECTS = ["entity", "observation", "relation", "tag"] as const;
+const CHANGE_ACTIONS = ["created", "updated", "deleted"] as const;
+type ChangeSubject = (typeof CHANGE_SUBJECTS)[number];
+type ChangeAction = (typeof CHANGE_ACTIONS)[number];
+export type ChangeKind = `${ChangeSubject}.${ChangeAction}`;
+export const CHANGE_KINDS: readonly ChangeKind[] = CHANGE_SUBJECTS.flatMap((subject) =>
+  CHANGE_ACTIONS.map((action): ChangeKind => `${subject}.${action}`),
+);
+
+/** An entity's own fields, as a change records them. */
+export interface EntityState {
+  name: string;
+  entityType: string;
+  metadata: Metadata;
+  /** The row's version after (or before) the change; absent on events written before versions. */
+  version?: string;
+}
+
+/** A relation's fields, as a change records them. */
+export type RelationState = Pick<Relation, "fromEntityId" | "fromName" | "toEntityId" | "toName" | "relationType" | "metadata" | "version">;
+
+/** A tag definition's fields (define_tag). */
+interface TagState {
+  category: string;
+  description: string;
+}
+
+/**
+ * One change. `entityId`/`entityName` name the entity it concerns (for a relation: absent, see
+ * before/after for both endpoints). `before` is the state the write replaced, `after` the state it
+ * left; a creation has no `before`, a deletion no `after`.
+ *
+ * - entity.*: before/after are EntityState. An update whose before-image was not read has none.
+ * - observation.created|deleted: `observationId` and `content`.
+ * - relation.*: `relationId`, before/after are RelationState. upsert_relation by names does not read
+ *   before it writes, so its relation.updated has no `before`: the relation's previous event holds it.
+ * - tag.* with `entityId`: a tag link (on the entity, or on `observationId`); tag.* without: a tag
+ *   definition (before/after are TagState).
+ */
+export interface Change {
+  kind: ChangeKind;
+  entityId?: string;
+  entityName?: string;
+  observationId?: string;
+  content?: string;
+  relationId?: string;
+  tagName?: string;
+  /** On the entity.deleted of a merge's source: the entity it was merged into (merge_entities). */
+  mergedInto?: string;
+  before?: EntityState | RelationState | TagState;
+  /** A relation.updated without new metadata leaves it out: the stored metadata stayed. */
+  after?: EntityState | RelationState | Omit<RelationState, "metadata"> | TagState;
+}
+
+/** One event: the changes of one transaction, who made them, through which tool, and when. */
+export interface ChangeEvent {
+  /** The event's row key: unique, chosen by the writer (its clock), so it breaks ties of `committed` only. */
+  id: string;
+  /** When it was written (ISO 8601, the writer's clock, to the millisecond). */
+  at: string;
+  /**
+   * When storage committed it (the row's server-assigned Timestamp, ISO 8601 with 7 fractional digits): the feed's order
+   * (docs/architecture.md#the-feeds-order). Absent only on events not read from storage.
+   */
+  committed?: string;
+  principal: string;
+  tool: string;
+  /** Shared by the events of one call that took several transactions. */
+  call: string;
+  changes: Change[];
+}
+
+/**
+ * Where a reader of the feed stands: when it last read (its clock), and the events it was given
+ * that are still inside the lateness window (so a re-read of the window returns none twice).
+ */
+export interface FeedPosition {
+  readAt: number;
+  seen: string[];
+  /**
+   * The storage server's commit time (ISO) from which the next read of the tail needs rows: the newest commit the reads so far
+   * saw, less a margin. Absent until one was seen. Lets a tail read skip the window's rows it already has (docs/search.md#freshness).
+   */
+  committedSince?: string;
+}
+
+/**
+ * An event's place in the feed: its commit time, then its key (docs/architecture.md#the-feeds-order). Fixed width, so
+ * places compare as text. An event without a commit time (not read from storage) is placed at its writer's time.
+ */
+export function feedPlace(event: Pick<ChangeEvent, "id" | "at" | "committed">): string {
+  return `${commitTimeOf(event)}|${event.id}`;
+}
+
+/** When the event committed, as a fixed-width stamp (commitStamp); the writer's time for an event not read from storage. */
+export function commitTimeOf(event: Pick<ChangeEvent, "at" | "committed">): string {
+  return commitStamp(event.committed) ?? commitStamp(event.at) ?? "";
+}
+
+/** Events in the feed's order (a sorted copy). */
+export function inFeedOrder<T extends Pick<ChangeEvent, "id" | "at" | "committed">>(events: readonly T[]): T[] {
+  const places = new Map(events.map((event) => [event, feedPlace(event)]));
+  return [...events].sort((a, b) => (places.get(a)! < places.get(b)! ? -1 : places.get(a)! > places.get(b)! ? 1 : 0));
+}
+
+/**
+ * An ISO 8601 UTC time with exactly 7 fractional digits (Table Storage's Timestamp precision; Azurite fills the last 4 from
+ * the process's high-resolution clock), so that times compare as text; undefined if it is not such a time.
+ */
+export function commitStamp(value: unknown): string | undefined {
+  const text = value instanceof Date ? value.toISOString() : value;
+  if (typeof text !== "string") return undefined;
+  const match = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.(\d+))?Z$/.exec(text);
+  return match ? `${match[1]}.${(match[2] ?? "").padEnd(7, "0").slice(0, 7)}Z` : undefined;
+}
+
+/** The ids of every entity a change concerns (both endpoints of a relation). */
+export function entitiesOf(change: Change): string[] {
+  if (change.entityId !== undefined) return [change.entityId];
+  const state = (change.after ?? change.before) as Partial<RelationState> | undefined;
+  if (change.relationId === undefined || !state) return [];
+  return [...new Set([state.fromEntityId, state.toEntityId].filter((id): id is string => typeof id === "string"))];
+}
+
+const quoted = (text: string | undefined, max = 80) =>
+  text === undefined ? "''" : `'${text.length > max ? `${text.slice(0, max)}…` : text}'`;
+
+/** One line a person can read: what the change did. */
+function describeChange(change: Change): string {
+  const [subject, action] = change.kind.split(".") as [ChangeSubject, ChangeAction];
+  switch (subject) {
+    case "entity": {
+      const state = (change.after ?? change.before) as EntityState | undefined;
+      return `${action} entity ${quoted(change.entityName)}${state?.entityType ? ` (${state.entityType})` : ""}`;
+    }
+    case "observation":
+      return `${action === "created" ? "added" : "deleted"} observation ${quoted(change.content)} ${action === "created" ? "to" : "from"} ${quoted(change.entityName)}`;
+    case "relation": {
+      const state = (change.after ?? change.before) as RelationState | undefined;
+      return `${action} relation ${quoted(state?.fromName)} ${state?.relationType ?? "?"} ${quoted(state?.toName)}`;
+    }
+    case "tag":
+      if (change.entityId === undefined) return `${action} tag definition ${quoted(change.tagName)}`;
+      return `${action === "created" ? "tagged" : action === "deleted" ? "untagged" : "retagged"} ${
+        change.observationId !== undefined ? `an observation of ${quoted(change.entityName)}` : quoted(change.entityName)
+      } ${action === "deleted" ? "from" : "with"} ${quoted(change.tagName)}`;
+  }
+}
+
+/** A readable summary of an event: its changes, the first few in full and a count of the rest. */
+export function describeEvent(event: ChangeEvent, shown = 5): string {
+  const lines = event.changes.slice(0, shown).map(describeChange);
+  const rest = event.changes.length - lines.length;
+  return `${event.principal} via ${event.tool}: ${lines.join("; ")}${rest > 0 ? `; and ${rest} more change${rest === 1 ? "" : "s"}` : ""}`;
+}

@@ -1,0 +1,109 @@
+import type { ChangeEvent, FeedPosition } from "../feed/history.js";
+import type { Entity, EntityNode, ReadMode, Relation, TagDefinition, TagUsage } from "../model/model.js";
+import type { TraversalPort } from "../rules/navigation.js";
+import type { StoredPage } from "./store.js";
+
+/**
+ * The workspace index port (docs/search.md): whole-workspace reads answered from an index each instance
+ * keeps per workspace, built by one scan and kept current by reading the change feed's tail before
+ * each answer (one request when nothing changed). The engine behind it is in-process (src/search);
+ * past one instance's memory it would be Azure AI Search behind this same port.
+ */
+export interface GraphIndex {
+  /** read_graph's page, with the same paging as the store's (entities in key order after `after`). */
+  readGraph(workspace: string, options: { limit?: number; after?: string; mode?: ReadMode }): Promise<StoredPage>;
+  /** search_nodes' substring rule (domain/rules/search.ts): the best `limit` entities, each with every relation touching it. */
+  searchNodes(workspace: string, query: string, limit: number): Promise<EntityNode[]>;
+  listTags(workspace: string): Promise<TagDefinition[]>;
+  tagUsage(workspace: string): Promise<TagUsage[]>;
+  /** Ranked, filtered entity search: one page of hits in rank order, after the hit of entity `page.after`. */
+  searchEntities(workspace: string, query: EntitySearch, page: PageRequest): Promise<{ hits: EntityHit[]; more: boolean }>;
+  /** Relations matching every filter given, oldest first: one page, after relation `page.after`. */
+  searchRelations(workspace: string, query: RelationSearch, page: PageRequest): Promise<{ relations: Relation[]; more: boolean }>;
+  stats(workspace: string): Promise<GraphStats>;
+  /**
+   * A traversal port answering from the index, brought current once (one storage request): a whole
+   * get_neighbors or find_path runs on it with no further request, however many levels it walks.
+   */
+  traversal(workspace: string): Promise<TraversalPort>;
+}
+
+export interface EntitySearch {
+  /** Free text; absent or empty lists by the filters alone. */
+  query?: string;
+  entityType?: string;
+  /** Every one of them, on the entity itself or on one of its observations. */
+  tags?: string[];
+  createdBy?: string;
+  /** Milliseconds: entities changed at or after. */
+  updatedSince?: number;
+}
+
+export interface PageRequest {
+  /** The id of the last item of the previous page. */
+  after?: string;
+  limit: number;
+}
+
+export interface EntityHit {
+  entity: Entity;
+  score: number;
+  matchedFields: ("name" | "entityType" | "observations")[];
+  matchedObservations: string[];
+  version?: string;
+}
+
+export interface RelationSearch {
+  relationType?: string;
+  fromId?: string;
+  toId?: string;
+  /** Either endpoint has this type. */
+  entityType?: string;
+}
+
+export interface GraphStats {
+  entities: number;
+  relations: number;
+  observations: number;
+  tags: number;
+  entityTypes: { entityType: string; count: number }[];
+  relationTypes: { relationType: string; count: number }[];
+  mostConnected: { id: string; name: string; entityType: string; degree: number }[];
+  writesByPrincipal: { principal: string; writes: number }[];
+  firstWriteAt?: string;
+  lastWriteAt?: string;
+}
+
+/** The registry row as a feed-tail read sees it: absent, or present with or without the index generation. */
+export interface RegistryState {
+  present: boolean;
+  generation?: string;
+  etag?: string;
+}
+
+/** What one scan of a workspace gives the index: its entities, tag definitions, the feed's recent tail and the registry row. */
+export interface WorkspaceSnapshot {
+  nodes: EntityNode[];
+  tags: TagDefinition[];
+  /** Entity versions by id, where the rows carry one. */
+  versions: Map<string, string>;
+  /** The events of the lateness window, oldest first: applied on top of the rows (they may or may not be in them). */
+  events: ChangeEvent[];
+  registry: RegistryState;
+  position: FeedPosition;
+}
+
+export interface FeedTail {
+  events: ChangeEvent[];
+  registry: RegistryState;
+  position: FeedPosition;
+}
+
+/** The storage side of the index: one scan to build, one range read per refresh. */
+export interface IndexSource {
+  snapshot(workspace: string): Promise<WorkspaceSnapshot>;
+  /** The events after `position` and the registry row, in one request; undefined when retention may have pruned events since. */
+  tail(workspace: string, position: FeedPosition): Promise<FeedTail | undefined>;
+  /** Sets the generation on a registry row that has none (If-Match on its ETag); the generation the row holds afterwards. */
+  claimGeneration(workspace: string, registry: RegistryState): Promise<string | undefined>;
+}

@@ -1,0 +1,263 @@
+import type { TraversalPort } from "../rules/navigation.js";
+import type { WorkspaceStore } from "./workspaceStore.js";
+import type { BatchAnswer, BatchClaim, BatchStep } from "../rules/batchModel.js";
+import type { MergeReport } from "../rules/curationModel.js";
+import type { ChangeEvent, FeedPosition } from "../feed/history.js";
+import type { Actor, Direction, Entity, EntityNode, Metadata, ReadMode, Relation, TagDefinition, TagUsage } from "../model/model.js";
+
+/** What an upsert writes to an entity. Absent fields keep their stored values. */
+export interface EntityWrite {
+  id: string;
+  name: string;
+  entityType?: string;
+  metadata?: Metadata;
+  /** Added if not already present; stored observations are never removed by an upsert. */
+  observations: string[];
+  /** Write only while the stored version is this one (docs/curate.md#versions). */
+  expectedVersion?: string;
+}
+
+/** A new entity: created with these observations, or left untouched if it exists. */
+export interface NewEntity {
+  id: string;
+  name: string;
+  entityType: string;
+  metadata?: Metadata;
+  /** Distinct, in the order to keep. */
+  observations: string[];
+}
+
+export interface RelationWrite {
+  id: string;
+  fromEntityId: string;
+  fromName: string;
+  toEntityId: string;
+  toName: string;
+  relationType: string;
+  /** Replaces the stored metadata when given. */
+  metadata?: Metadata;
+  /** Write only while the stored relation's version is this one (docs/curate.md#versions). */
+  expectedVersion?: string;
+}
+
+/** Identifies a relation's rows: the canonical row and the edge rows kept with each endpoint. */
+export interface RelationRef {
+  id: string;
+  fromEntityId: string;
+  toEntityId: string;
+}
+
+/** Observations to add to, or remove from, one entity. */
+export interface ObservationChange {
+  entityId: string;
+  contents: string[];
+}
+
+export interface EntitySummary {
+  id: string;
+  name: string;
+  entityType: string;
+}
+
+/** A page as the store sees it: `after` is the position to continue from (absent on the last page). */
+export interface StoredPage {
+  entities: Entity[];
+  relations: Relation[];
+  after?: string;
+}
+
+/** Called as a bulk write commits, with how many of the given items were just settled (written or skipped). */
+export type Progress = (settled: number) => void;
+
+/** A tag by id (derived from its name) and name. */
+export interface TagRef {
+  id: string;
+  name: string;
+}
+
+/** What a tag is put on: an entity, or one of its observations. */
+export interface TagTarget {
+  entityId: string;
+  observationId?: string;
+}
+
+/** The tags a change actually added or removed, or why it could not run. */
+export type TagChange = { status: "done"; tags: string[] } | { status: "entity-missing" } | { status: "observation-missing" };
+
+/** The tag part of the storage port (see GraphStore). */
+export interface TagStore {
+  /**
+   * Puts the tags the target does not carry yet on it, and creates the definitions of tags new to the
+   * workspace (empty category and description). Returns the names added, in the order given.
+   */
+  addTags(workspace: string, actor: Actor, target: TagTarget, tags: readonly TagRef[]): Promise<TagChange>;
+
+  /** Takes these tags off the target (its other tags, and the definitions, stay). Returns the names removed. */
+  removeTags(workspace: string, actor: Actor, target: TagTarget, tags: readonly TagRef[]): Promise<TagChange>;
+
+  /**
+   * The entities carrying the tag, on themselves or on an observation: the first `limit` by name, each
+   * with everything attached, and how many there are in all.
+   */
+  entitiesByTag(workspace: string, tagId: string, limit: number): Promise<{ nodes: EntityNode[]; total: number }>;
+
+  /** Every tag definition of the workspace, in no particular order. */
+  listTags(workspace: string): Promise<TagDefinition[]>;
+
+  /** Creates the tag, or updates its category and description (an absent one keeps its stored value). */
+  defineTag(
+    workspace: string,
+    actor: Actor,
+    tag: TagRef & { category?: string; description?: string },
+  ): Promise<{ tag: TagDefinition; created: boolean }>;
+
+  /** Every defined tag with how many entities and observations carry it, in no particular order. */
+  tagUsage(workspace: string): Promise<TagUsage[]>;
+
+  /** Takes the tags off everything that carries them and deletes their definitions. Unknown tags are ignored. */
+  deleteTags(
+    workspace: string,
+    actor: Actor,
+    tags: readonly TagRef[],
+  ): Promise<{ deleted: string[]; entities: number; observations: number }>;
+}
+
+/**
+ * The storage port. The domain states what must happen; an adapter decides how, and must keep
+ * every write safe under concurrent writers on other machines.
+ *
+ * Writes take the `actor` and record it: createdBy on the rows they create (never rewritten
+ * afterwards), updatedBy with updatedAt on the entity and relation rows they change. Guards (the
+ * empty merges that keep the delete invariant) change neither. Every write also records its changes
+ * as events in the same transactions (domain/feed/history.ts), with the actor's principal and tool.
+ */
+export interface GraphStore {
+  /** The entity row alone (one point read), or undefined. */
+  getEntitySummary(workspace: string, entityId: string): Promise<EntitySummary | undefined>;
+
+  /**
+   * Creates or updates an entity and adds observations it does not have yet.
+   * Throws NotFoundError only if the entity vanished mid-write and could not be recreated.
+   */
+  upsertEntity(
+    workspace: string,
+    actor: Actor,
+    write: EntityWrite,
+  ): Promise<{ created: boolean; addedObservations: string[]; version: string }>;
+
+  /** Writes a relation atomically with its edge rows. Throws NotFoundError if an endpoint does not exist. */
+  upsertRelation(workspace: string, actor: Actor, write: RelationWrite): Promise<{ created: boolean; version: string }>;
+
+  /**
+   * The entity (its own fields, with its version; its observations are not read) and its relations in one direction, or
+   * undefined when it does not exist.
+   */
+  getEntityRelations(workspace: string, entityId: string, direction: Direction): Promise<EntityNode | undefined>;
+
+  /**
+   * Entities in storage order after position `after`, at most `limit` of them (all when absent), with
+   * the relations whose source is among them. Mode "names" leaves observations and metadata empty.
+   */
+  readGraph(workspace: string, options: { limit?: number; after?: string; mode?: ReadMode }): Promise<StoredPage>;
+
+  /** Each entity with everything attached, in the order asked (undefined where it does not exist). */
+  getEntities(workspace: string, entityIds: readonly string[]): Promise<(EntityNode | undefined)[]>;
+
+  /** Every entity of the workspace with its relations, streamed, so a caller can filter without holding the graph. */
+  scanEntities(workspace: string): AsyncIterable<EntityNode>;
+
+  /** Creates the entities that do not exist yet; existing ones are left untouched. Returns the ids created. */
+  createEntities(workspace: string, actor: Actor, entities: readonly NewEntity[], progress?: Progress): Promise<{ created: string[] }>;
+
+  /**
+   * Adds observations the entities do not have yet. If any entity is missing, writes nothing and
+   * returns the missing ids. `added` maps each entity id to the contents actually added.
+   */
+  addObservations(
+    workspace: string,
+    actor: Actor,
+    changes: readonly ObservationChange[],
+    progress?: Progress,
+  ): Promise<{ missing: string[]; added: Map<string, string[]> }>;
+
+  /**
+   * Creates the relations that do not exist yet (existing ones are skipped), each atomically with its
+   * edge rows, and only if both endpoints exist. `allOrNothing`: if any endpoint is missing, write
+   * nothing and return every missing id; otherwise relations with a missing endpoint are left out
+   * and their endpoints reported.
+   */
+  createRelations(
+    workspace: string,
+    actor: Actor,
+    relations: readonly RelationWrite[],
+    options: { allOrNothing: boolean; progress?: Progress },
+  ): Promise<{ created: string[]; missingEntityIds: string[] }>;
+
+  /** Deletes entities with their observations and relations (both directions). Missing ones are ignored. */
+  deleteEntities(workspace: string, actor: Actor, entityIds: readonly string[]): Promise<void>;
+
+  /** Deletes the named observations; contents an entity does not have, and missing entities, are ignored. */
+  deleteObservations(workspace: string, actor: Actor, changes: readonly ObservationChange[]): Promise<void>;
+
+  /** Deletes relations with their edge rows; missing ones are ignored. */
+  deleteRelations(workspace: string, actor: Actor, relations: readonly RelationRef[]): Promise<void>;
+
+  /** Tags of entities and observations. Deleting an entity or an observation (above) also removes its tags. */
+  readonly tags: TagStore;
+
+  /** Entities with their edges, one round of parallel reads per call: what get_neighbors and find_path walk. */
+  readonly traversal: TraversalPort;
+
+  /** The workspace registry, summaries and whole-workspace deletion. */
+  readonly workspaces: WorkspaceStore;
+
+  /**
+   * The change feed: the events committed after `position` (from the start without one), each exactly
+   * once across calls even when writers commit out of order, and the position to continue from. One
+   * request when nothing changed (docs/history.md#the-change-feed).
+   */
+  changesSince(workspace: string, position?: FeedPosition): Promise<{ events: ChangeEvent[]; position: FeedPosition }>;
+
+  /**
+   * The events committed in [fromMs, toMs), in the feed's order (docs/architecture.md#the-feeds-order); only those touching
+   * `entityId`, or by `principal`, when given.
+   */
+  events(workspace: string, query: EventQuery): Promise<ChangeEvent[]>;
+
+  /** Where the workspace's history starts: its first event, and the time before which retention pruned events. */
+  historyStart(workspace: string): Promise<{ first?: ChangeEvent; prunedBefore?: string }>;
+
+  /**
+   * Applies checked batch steps in one entity-group transaction, with the requestId's marker when given,
+   * or not at all; a fresh marker's answer is returned instead (replayed), writing nothing.
+   */
+  executeAtomicBatch(
+    workspace: string,
+    actor: Actor,
+    steps: readonly BatchStep[],
+    requestId?: string,
+  ): Promise<{ answer: BatchAnswer; replayed: boolean }>;
+
+  /** Claims a non-atomic batch's requestId before it runs. */
+  claimBatch(workspace: string, requestId: string): Promise<BatchClaim>;
+
+  /**
+   * Merges the sources into the target (docs/curate.md#merge_entities), or with dryRun only reports what
+   * it would do. Throws NotFoundError for a missing target, or a missing source not merged into it before.
+   */
+  mergeEntities(
+    workspace: string,
+    actor: Actor,
+    request: { targetId: string; targetLabel: string; sources: { id: string; label: string }[]; dryRun: boolean },
+  ): Promise<MergeReport>;
+
+  /** Records a claimed non-atomic batch's answer under its requestId. */
+  completeBatch(workspace: string, requestId: string, answer: BatchAnswer): Promise<void>;
+}
+
+export interface EventQuery {
+  fromMs?: number;
+  toMs?: number;
+  entityId?: string;
+  principal?: string;
+}

@@ -1,0 +1,181 @@
+import { atomicFloor, checkRequestId, MAX_BATCH_OPERATIONS, stepsOf, tooLarge } from "../rules/batch.js";
+import type { BatchAnswer, BatchOp, StepResult } from "../rules/batchModel.js";
+import type { MergeReport } from "../rules/curationModel.js";
+import { ConflictError, MemoryError, ValidationError } from "../model/errors.js";
+import { LIMITS } from "../model/limits.js";
+import type { Actor } from "../model/model.js";
+import type { GraphStore } from "../ports/store.js";
+
+type Args<K extends BatchOp["op"]> = Extract<BatchOp, { op: K }>["args"];
+
+/**
+ * The single-operation writes a non-atomic batch runs, each with its own tool's rules: MemoryService's
+ * (named here, not imported, so the service that owns this one is not a dependency of it).
+ */
+interface OperationRunner {
+  upsertEntity(
+    workspace: string,
+    actor: Actor,
+    input: Args<"upsert_entity">,
+  ): Promise<{ id: string; created: boolean; version: string; addedObservations: string[] }>;
+  addObservations(workspace: string, actor: Actor, items: Args<"add_observations">["observations"]): Promise<unknown[]>;
+  upsertRelation(
+    workspace: string,
+    actor: Actor,
+    input: Args<"upsert_relation">,
+  ): Promise<{ relationId: string; fromEntityId: string; toEntityId: string; created: boolean; version: string }>;
+  deleteEntities(workspace: string, actor: Actor, names: readonly string[]): Promise<void>;
+  deleteRelations(workspace: string, actor: Actor, relations: Args<"delete_relations">["relations"]): Promise<void>;
+  deleteObservations(workspace: string, actor: Actor, deletions: Args<"delete_observations">["deletions"]): Promise<void>;
+  idOf(workspace: string, ref: { id?: string; name?: string }, fields: { id: string; name: string; role?: string }): string;
+}
+import { checkCount, checkEntityType, checkLimit } from "../model/validation.js";
+import { DEFAULT_DUPLICATE_THRESHOLD, findDuplicates, type DuplicateCandidate, type DuplicatePair } from "../rules/duplicates.js";
+
+const DEFAULT_DUPLICATE_LIMIT = 50;
+/** Sources one merge takes: each is read whole and merged in turn. */
+const MAX_MERGE_SOURCES = 20;
+
+/** The curate group's rules (docs/curate.md): batches; duplicate detection and merges live beside them. */
+export class CurationService {
+  constructor(
+    private readonly store: GraphStore,
+    private readonly memory: OperationRunner,
+  ) {}
+
+  /**
+   * Runs the operations in order. Atomic: all in one transaction or none (refused, before any request,
+   * when it certainly cannot fit; after the reads, before any write, when it does not). Non-atomic: each
+   * operation on its own, reporting its own result. A requestId makes a retry return the first answer.
+   */
+  async executeBatch(
+    workspace: string,
+    actor: Actor,
+    ops: readonly BatchOp[],
+    options: { atomic: boolean; requestId?: string },
+  ): Promise<BatchAnswer & { replayed: boolean }> {
+    if (ops.length === 0) throw new ValidationError("operations is empty: give at least one operation.");
+    checkCount(ops, "operations", MAX_BATCH_OPERATIONS);
+    checkRequestId(options.requestId);
+    // Every operation's input is checked first, in both modes, so a batch holding one invalid operation writes nothing.
+    const steps = stepsOf(workspace, ops, (ref, role) =>
+      this.memory.idOf(workspace, ref, {
+        id: `${role}EntityId`,
+        name: role,
+        role: role === "from" ? "the source entity" : "the target entity",
+      }),
+    );
+    if (options.atomic) {
+      const floor = atomicFloor(ops, options.requestId);
+      if (floor > LIMITS.batchOperations) throw tooLarge(floor);
+      const { answer, replayed } = await this.store.executeAtomicBatch(workspace, actor, steps, options.requestId);
+      return { ...answer, replayed };
+    }
+    if (options.requestId === undefined) return { atomic: false, results: await this.runEach(workspace, actor, ops), replayed: false };
+    const claim = await this.store.claimBatch(workspace, options.requestId);
+    if (claim.status === "done") return { ...claim.answer, replayed: true };
+    if (claim.status === "running") {
+      throw new ConflictError("A batch with this requestId is still running (another call sent it). Retry in a moment to get its answer.");
+    }
+    const answer: BatchAnswer = { atomic: false, results: await this.runEach(workspace, actor, ops) };
+    await this.store.completeBatch(workspace, options.requestId, answer);
+    return { ...answer, replayed: false };
+  }
+
+  /**
+   * Candidate duplicate pairs (duplicates.ts), best first. The workspace is read in one scan, behind
+   * candidatesOf, so a cheaper source (an index) can take its place.
+   */
+  async detectDuplicates(
+    workspace: string,
+    options: { entityType?: string; threshold?: number; limit?: number },
+  ): Promise<{ pairs: DuplicatePair[]; comparisons: number; entities: number }> {
+    const threshold = options.threshold ?? DEFAULT_DUPLICATE_THRESHOLD;
+    if (!(threshold >= 0 && threshold <= 1)) throw new ValidationError("threshold must be between 0 and 1 (default 0.8).");
+    const limit = options.limit ?? DEFAULT_DUPLICATE_LIMIT;
+    checkLimit(limit, "limit");
+    if (options.entityType !== undefined) checkEntityType(options.entityType, "entityType");
+    const candidates = (await this.candidatesOf(workspace)).filter(
+      (candidate) => options.entityType === undefined || candidate.entityType === options.entityType,
+    );
+    return { ...(await findDuplicates(candidates, { threshold, limit })), entities: candidates.length };
+  }
+
+  /**
+   * Merges `sources` into `target` (by name or id): observations, tags and relations move, self-loops and
+   * duplicates this makes are dropped, the sources are deleted. dryRun reports the same without writing.
+   */
+  async mergeEntities(
+    workspace: string,
+    actor: Actor,
+    input: { target: { id?: string; name?: string }; sources: { id?: string; name?: string }[]; dryRun?: boolean },
+  ): Promise<MergeReport & { dryRun: boolean }> {
+    if (input.sources.length === 0) throw new ValidationError("sources is empty: name at least one entity to merge into the target.");
+    checkCount(input.sources, "sources", MAX_MERGE_SOURCES);
+    const targetId = this.memory.idOf(workspace, input.target, { id: "target.id", name: "target.name", role: "the target" });
+    const sources = input.sources.map((ref, i) => ({
+      id: this.memory.idOf(workspace, ref, { id: `sources[${i}].id`, name: `sources[${i}].name`, role: `source ${i}` }),
+      label: ref.name ?? ref.id ?? "",
+    }));
+    const self = sources.find((source) => source.id === targetId);
+    if (self)
+      throw new ValidationError(`'${self.label}' is the target itself: an entity cannot be merged into itself. Nothing was merged.`);
+    const distinct = [...new Map(sources.map((source) => [source.id, source])).values()];
+    const dryRun = input.dryRun ?? false;
+    const report = await this.store.mergeEntities(workspace, actor, {
+      targetId,
+      targetLabel: input.target.name ?? input.target.id ?? "",
+      sources: distinct,
+      dryRun,
+    });
+    return { ...report, dryRun };
+  }
+
+  private async candidatesOf(workspace: string): Promise<DuplicateCandidate[]> {
+    const candidates: DuplicateCandidate[] = [];
+    for await (const { entity, relations } of this.store.scanEntities(workspace)) {
+      const neighbours = relations.flatMap((relation) => [relation.fromEntityId, relation.toEntityId]).filter((id) => id !== entity.id);
+      candidates.push({ id: entity.id, name: entity.name, entityType: entity.entityType, observations: entity.observations, neighbours });
+    }
+    return candidates;
+  }
+
+  /** Non-atomic: each operation through its own tool's rules, in order; a failure is reported and the next one runs. */
+  private async runEach(workspace: string, actor: Actor, ops: readonly BatchOp[]): Promise<StepResult[]> {
+    const results: StepResult[] = [];
+    for (const [index, op] of ops.entries()) {
+      try {
+        results.push({ index, op: op.op, success: true, ...(await this.runOne(workspace, actor, op)) });
+      } catch (error) {
+        if (!(error instanceof MemoryError)) throw error;
+        results.push({ index, op: op.op, success: false, error: error.kind, message: error.message });
+      }
+    }
+    return results;
+  }
+
+  private async runOne(workspace: string, actor: Actor, op: BatchOp): Promise<StepResult> {
+    const memory = this.memory;
+    switch (op.op) {
+      case "upsert_entity": {
+        const { id, created, version, addedObservations } = await memory.upsertEntity(workspace, actor, op.args);
+        return { id, name: op.args.name, created, version, addedObservations };
+      }
+      case "add_observations":
+        return { results: await memory.addObservations(workspace, actor, op.args.observations) };
+      case "upsert_relation": {
+        const { relationId, fromEntityId, toEntityId, created, version } = await memory.upsertRelation(workspace, actor, op.args);
+        return { relationId, fromEntityId, toEntityId, created, version };
+      }
+      case "delete_entities":
+        await memory.deleteEntities(workspace, actor, op.args.entityNames);
+        return {};
+      case "delete_relations":
+        await memory.deleteRelations(workspace, actor, op.args.relations);
+        return {};
+      case "delete_observations":
+        await memory.deleteObservations(workspace, actor, op.args.deletions);
+        return {};
+    }
+  }
+}

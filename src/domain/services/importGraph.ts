@@ -1,0 +1,269 @@
+import { forEachLimited } from "../model/concurrency.js";
+import { entityId, observationId, relationIds, relationWrite, tagId } from "../model/ids.js";
+import { LIMITS } from "../model/limits.js";
+import type { Actor, TagDefinition } from "../model/model.js";
+import type { GraphStore, NewEntity, ObservationChange, RelationWrite, TagStore, TagTarget } from "../ports/store.js";
+import {
+  checkEntityInput,
+  checkEntityName,
+  checkObservation,
+  checkRelationInput,
+  checkTagCategory,
+  checkTagDescription,
+  checkTagName,
+  type EntityInput,
+  type RelationInput,
+} from "../model/validation.js";
+
+/** An item of an import file, with the line it came from (for reports). */
+export type Located<T> = T & { line: number };
+
+/** Tags on an entity, or on one of its observations (named by its exact text). */
+export interface TaggingInput {
+  entityName: string;
+  observation?: string;
+  tagNames: string[];
+}
+
+export interface ImportInput {
+  entities: Located<EntityInput>[];
+  relations: Located<RelationInput>[];
+  /** Tag definitions: created when the workspace lacks them; a tag it has keeps its category and description. */
+  tags?: Located<TagDefinition>[];
+  /** Tags to put on entities and observations (after the entities and observations are in). */
+  taggings?: Located<TaggingInput>[];
+}
+
+export interface ImportReport {
+  entitiesCreated: number;
+  /** Entities the workspace had already (their missing observations are still added). */
+  entitiesExisting: number;
+  observationsAdded: number;
+  relationsCreated: number;
+  relationsExisting: number;
+  /** Relations not written because an endpoint is neither in the file nor in the workspace. */
+  missingEndpoints: { line: number; relation: RelationInput; missing: string[] }[];
+  tagsCreated: number;
+  /** Tag definitions the workspace had already (they keep their category and description). */
+  tagsExisting: number;
+  /** Tags put on an entity or observation that did not carry them. */
+  tagLinksAdded: number;
+  /** Taggings not applied because the entity, or the observation, is neither in the file nor in the workspace. */
+  missingTagTargets: { line: number; entityName: string; observation?: string; missing: "entity" | "observation" }[];
+}
+
+/** done/total count entities and relations of the file (after merging repeats). */
+export type ImportProgress = (done: number, total: number) => void;
+
+/** addObservations reads one range per entity; this bounds the reads in flight. */
+const ENTITIES_PER_ADD = 100;
+
+/**
+ * Merges a graph file into a workspace. It only adds: missing entities are created, missing
+ * observations added, missing relations created; nothing stored is changed or removed. So running
+ * it twice changes nothing the second time. One scan of the workspace tells what exists, so that the
+ * writes are only what is missing, packed into transactions by the store.
+ */
+export async function importGraph(
+  store: GraphStore,
+  workspace: string,
+  actor: Actor,
+  input: ImportInput,
+  onProgress?: ImportProgress,
+): Promise<ImportReport> {
+  // The caller reports bad lines and leaves them out; this only guards the rule.
+  input.entities.forEach((entity) => checkEntityInput(entity, `line ${entity.line}`));
+  input.relations.forEach((relation) => checkRelationInput(relation, `line ${relation.line}`));
+  (input.tags ?? []).forEach((tag) => checkTagInput(tag, `line ${tag.line}`));
+  (input.taggings ?? []).forEach((tagging) => checkTaggingInput(tagging, `line ${tagging.line}`));
+  const entities = mergeEntities(workspace, input.entities);
+  const relations = [...new Map(input.relations.map((relation) => [relationIds(workspace, relation).id, relation])).values()];
+  const tags = [...new Map((input.tags ?? []).map((tag) => [tag.name, tag])).values()];
+  const taggings = mergeTaggings(workspace, input.taggings ?? []);
+  const total = entities.length + relations.length + tags.length + taggings.length;
+  let done = 0;
+  const progress = (settled: number) => {
+    done += settled;
+    onProgress?.(done, total);
+  };
+
+  const storedObservations = new Map<string, Set<string>>();
+  const storedRelations = new Set<string>();
+  for await (const node of store.scanEntities(workspace)) {
+    storedObservations.set(node.entity.id, new Set(node.entity.observations));
+    for (const relation of node.relations) storedRelations.add(relation.id);
+  }
+
+  const fresh = entities.filter((entity) => !storedObservations.has(entity.id));
+  progress(entities.length - fresh.length);
+  const { created } = await store.createEntities(workspace, actor, fresh, progress);
+  const createdIds = new Set(created);
+
+  // Entities that existed (or were created concurrently meanwhile) get the observations they lack.
+  const changes: ObservationChange[] = entities
+    .filter((entity) => !createdIds.has(entity.id))
+    .map((entity) => {
+      const stored = storedObservations.get(entity.id);
+      return {
+        entityId: entity.id,
+        contents: stored ? entity.observations.filter((content) => !stored.has(content)) : entity.observations,
+      };
+    })
+    .filter((change) => change.contents.length > 0);
+  let observationsAdded = fresh.filter((entity) => createdIds.has(entity.id)).reduce((sum, entity) => sum + entity.observations.length, 0);
+  for (let start = 0; start < changes.length; start += ENTITIES_PER_ADD) {
+    const { added } = await store.addObservations(workspace, actor, changes.slice(start, start + ENTITIES_PER_ADD));
+    for (const contents of added.values()) observationsAdded += contents.length;
+  }
+
+  const present = new Set([...storedObservations.keys(), ...entities.map((entity) => entity.id)]);
+  const report: ImportReport = {
+    entitiesCreated: created.length,
+    entitiesExisting: entities.length - created.length,
+    observationsAdded,
+    relationsCreated: 0,
+    relationsExisting: 0,
+    missingEndpoints: [],
+    tagsCreated: 0,
+    tagsExisting: 0,
+    tagLinksAdded: 0,
+    missingTagTargets: [],
+  };
+  const candidates: { write: RelationWrite; source: Located<RelationInput> }[] = [];
+  for (const relation of relations) {
+    const write = relationWrite(workspace, relation);
+    const missing = [...new Set([relation.from, relation.to])].filter((name) => !present.has(entityId(workspace, name)));
+    if (storedRelations.has(write.id)) report.relationsExisting += 1;
+    else if (missing.length > 0) report.missingEndpoints.push({ line: relation.line, relation: plainRelation(relation), missing });
+    else candidates.push({ write, source: relation });
+  }
+  progress(relations.length - candidates.length);
+
+  const outcome = await store.createRelations(
+    workspace,
+    actor,
+    candidates.map((candidate) => candidate.write),
+    { allOrNothing: false, progress },
+  );
+  // Endpoints can only be missing here if something deleted them while the import ran.
+  const vanished = new Set(outcome.missingEntityIds);
+  const made = new Set(outcome.created);
+  for (const { write, source } of candidates) {
+    if (made.has(write.id)) continue;
+    const missing = [write.fromEntityId, write.toEntityId].filter((id) => vanished.has(id));
+    if (missing.length > 0) {
+      report.missingEndpoints.push({
+        line: source.line,
+        relation: plainRelation(source),
+        missing: missing.map((id) => (id === write.fromEntityId ? source.from : source.to)),
+      });
+    } else {
+      report.relationsExisting += 1; // created concurrently by someone else
+    }
+  }
+  report.relationsCreated = outcome.created.length;
+  report.missingEndpoints.sort((a, b) => a.line - b.line);
+  await importTags(store.tags, workspace, actor, tags, taggings, report, progress);
+  return report;
+}
+
+/** Taggings in flight at once (each is one read and at most one transaction per 32 tags). */
+const TAGGINGS_IN_FLIGHT = 8;
+
+/**
+ * Tags last, once the entities and observations they go on are in: definitions the workspace lacks
+ * are created (one listing tells which), then each target gets the tags it does not carry yet. So a
+ * second run writes nothing.
+ */
+async function importTags(
+  store: TagStore,
+  workspace: string,
+  actor: Actor,
+  tags: readonly Located<TagDefinition>[],
+  taggings: readonly MergedTagging[],
+  report: ImportReport,
+  progress: (settled: number) => void,
+): Promise<void> {
+  if (tags.length > 0) {
+    const stored = new Set((await store.listTags(workspace)).map((tag) => tag.name));
+    const fresh = tags.filter((tag) => !stored.has(tag.name));
+    report.tagsExisting = tags.length - fresh.length;
+    progress(tags.length - fresh.length);
+    await forEachLimited(fresh, TAGGINGS_IN_FLIGHT, async (tag) => {
+      const { created } = await store.defineTag(workspace, actor, {
+        id: tagId(workspace, tag.name),
+        name: tag.name,
+        category: tag.category,
+        description: tag.description,
+      });
+      if (created) report.tagsCreated += 1;
+      else report.tagsExisting += 1; // defined concurrently meanwhile
+      progress(1);
+    });
+  }
+  await forEachLimited(taggings, TAGGINGS_IN_FLIGHT, async (tagging) => {
+    const refs = tagging.tagNames.map((name) => ({ id: tagId(workspace, name), name }));
+    for (let start = 0; start < refs.length; start += LIMITS.tagsPerCall) {
+      const change = await store.addTags(workspace, actor, tagging.target, refs.slice(start, start + LIMITS.tagsPerCall));
+      if (change.status !== "done") {
+        const { line, entityName, observation } = tagging;
+        const missing = change.status === "entity-missing" ? "entity" : "observation";
+        report.missingTagTargets.push({ line, entityName, ...(observation !== undefined ? { observation } : {}), missing });
+        break;
+      }
+      report.tagLinksAdded += change.tags.length;
+    }
+    progress(1);
+  });
+  report.missingTagTargets.sort((a, b) => a.line - b.line);
+}
+
+type MergedTagging = Located<TaggingInput> & { target: TagTarget };
+
+/** Lines naming the same entity (or observation) are one tagging: every tag once, in file order, reported at the first line. */
+function mergeTaggings(workspace: string, taggings: readonly Located<TaggingInput>[]): MergedTagging[] {
+  const merged = new Map<string, MergedTagging>();
+  for (const tagging of taggings) {
+    const id = entityId(workspace, tagging.entityName);
+    const target: TagTarget =
+      tagging.observation === undefined ? { entityId: id } : { entityId: id, observationId: observationId(id, tagging.observation) };
+    const key = `${target.entityId}/${target.observationId ?? ""}`;
+    const known = merged.get(key);
+    if (known) known.tagNames = [...new Set([...known.tagNames, ...tagging.tagNames])];
+    else merged.set(key, { ...tagging, tagNames: [...new Set(tagging.tagNames)], target });
+  }
+  return [...merged.values()];
+}
+
+export function checkTagInput(tag: TagDefinition, where: string): void {
+  checkTagName(tag.name, `${where}.name`);
+  checkTagCategory(tag.category, `${where}.category`);
+  checkTagDescription(tag.description, `${where}.description`);
+}
+
+export function checkTaggingInput(tagging: TaggingInput, where: string): void {
+  checkEntityName(tagging.entityName, `${where}.entityName`);
+  if (tagging.observation !== undefined) checkObservation(tagging.observation, `${where}.observation`);
+  tagging.tagNames.forEach((name, i) => checkTagName(name, `${where}.tagNames[${i}]`));
+}
+
+/** Lines naming the same entity are one entity: the first type, and every observation once, in file order. */
+function mergeEntities(workspace: string, entities: readonly Located<EntityInput>[]): NewEntity[] {
+  const merged = new Map<string, NewEntity>();
+  for (const entity of entities) {
+    const known = merged.get(entity.name);
+    if (known) known.observations = [...new Set([...known.observations, ...entity.observations])];
+    else
+      merged.set(entity.name, {
+        id: entityId(workspace, entity.name),
+        name: entity.name,
+        entityType: entity.entityType,
+        observations: [...new Set(entity.observations)],
+      });
+  }
+  return [...merged.values()];
+}
+
+function plainRelation(relation: RelationInput): RelationInput {
+  return { from: relation.from, to: relation.to, relationType: relation.relationType };
+}

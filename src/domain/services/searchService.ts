@@ -1,0 +1,129 @@
+import type { CursorCodec } from "../model/cursor.js";
+import { ValidationError } from "../model/errors.js";
+import type { EntityHit, GraphIndex, GraphStats } from "../ports/graphIndex.js";
+import { parseTime } from "./historyService.js";
+import { entityId } from "../model/ids.js";
+import { LIMITS } from "../model/limits.js";
+import type { Relation } from "../model/model.js";
+import {
+  checkCount,
+  checkEntityNameLookup,
+  checkEntityType,
+  checkLimit,
+  checkPrincipal,
+  checkRelationType,
+  checkSearchQuery,
+  checkTagName,
+} from "../model/validation.js";
+
+export const DEFAULT_SEARCH_ENTITIES_LIMIT = 20;
+export const DEFAULT_SEARCH_RELATIONS_LIMIT = 50;
+
+export interface SearchEntitiesInput {
+  query?: string;
+  entityType?: string;
+  tags?: string[];
+  createdBy?: string;
+  updatedSince?: string;
+  limit?: number;
+  cursor?: string;
+}
+
+export interface SearchRelationsInput {
+  relationType?: string;
+  from?: string;
+  to?: string;
+  entityType?: string;
+  limit?: number;
+  cursor?: string;
+}
+
+/**
+ * One page of a search tool: `nextCursor` when more follow, and `cursorAfter(id)`, the cursor that
+ * continues after any item of the page (a maxChars answer that stops early continues after its last item shown).
+ */
+type SearchPage<P> = P & { nextCursor?: string; cursorAfter: (id: string) => Promise<string> };
+
+/**
+ * Ranked search and stats over the workspace index (docs/search.md). Checks every input first, so a bad
+ * call reads nothing; pages are signed cursors, each valid only for the same query and filters.
+ */
+export class SearchService {
+  constructor(
+    private readonly index: GraphIndex,
+    private readonly cursors: CursorCodec,
+  ) {}
+
+  async searchEntities(workspace: string, input: SearchEntitiesInput): Promise<SearchPage<{ hits: EntityHit[] }>> {
+    const query = input.query?.trim() ?? "";
+    if (input.query !== undefined) checkSearchQuery(input.query, "query");
+    if (input.entityType !== undefined) checkEntityType(input.entityType, "entityType");
+    if (input.tags !== undefined) {
+      checkCount(input.tags, "tags", LIMITS.tagsPerCall);
+      input.tags.forEach((tag, i) => checkTagName(tag, `tags[${i}]`));
+    }
+    if (input.createdBy !== undefined) checkPrincipal(input.createdBy, "createdBy");
+    const updatedSince = input.updatedSince === undefined ? undefined : parseTime(input.updatedSince, "updatedSince");
+    const hasFilter =
+      input.entityType !== undefined || (input.tags?.length ?? 0) > 0 || input.createdBy !== undefined || updatedSince !== undefined;
+    if (query === "" && !hasFilter) {
+      throw new ValidationError(
+        "Give a query, or at least one filter (entityType, tags, createdBy, updatedSince) to list by. read_graph with mode 'names' lists everything.",
+      );
+    }
+    const limit = input.limit ?? DEFAULT_SEARCH_ENTITIES_LIMIT;
+    checkLimit(limit, "limit");
+    const scope = {
+      workspace,
+      tool: "search_entities" as const,
+      mode: JSON.stringify([query, input.entityType, input.tags, input.createdBy, updatedSince]),
+    };
+    const after = input.cursor === undefined ? undefined : await this.cursors.decode(scope, input.cursor);
+    const { hits, more } = await this.index.searchEntities(
+      workspace,
+      {
+        ...(query !== "" ? { query } : {}),
+        ...(input.entityType !== undefined ? { entityType: input.entityType } : {}),
+        ...(input.tags !== undefined ? { tags: input.tags } : {}),
+        ...(input.createdBy !== undefined ? { createdBy: input.createdBy } : {}),
+        ...(updatedSince !== undefined ? { updatedSince } : {}),
+      },
+      { limit, ...(after !== undefined ? { after } : {}) },
+    );
+    const cursorAfter = (entityId: string) => this.cursors.encode(scope, entityId);
+    const last = hits[hits.length - 1];
+    return { hits, cursorAfter, ...(more && last ? { nextCursor: await cursorAfter(last.entity.id) } : {}) };
+  }
+
+  async searchRelations(workspace: string, input: SearchRelationsInput): Promise<SearchPage<{ relations: Relation[] }>> {
+    if (input.relationType !== undefined) checkRelationType(input.relationType, "relationType");
+    if (input.from !== undefined) checkEntityNameLookup(input.from, "from");
+    if (input.to !== undefined) checkEntityNameLookup(input.to, "to");
+    if (input.entityType !== undefined) checkEntityType(input.entityType, "entityType");
+    const limit = input.limit ?? DEFAULT_SEARCH_RELATIONS_LIMIT;
+    checkLimit(limit, "limit");
+    const scope = {
+      workspace,
+      tool: "search_relations" as const,
+      mode: JSON.stringify([input.relationType, input.from, input.to, input.entityType]),
+    };
+    const after = input.cursor === undefined ? undefined : await this.cursors.decode(scope, input.cursor);
+    const { relations, more } = await this.index.searchRelations(
+      workspace,
+      {
+        ...(input.relationType !== undefined ? { relationType: input.relationType } : {}),
+        ...(input.from !== undefined ? { fromId: entityId(workspace, input.from) } : {}),
+        ...(input.to !== undefined ? { toId: entityId(workspace, input.to) } : {}),
+        ...(input.entityType !== undefined ? { entityType: input.entityType } : {}),
+      },
+      { limit, ...(after !== undefined ? { after } : {}) },
+    );
+    const cursorAfter = (relationId: string) => this.cursors.encode(scope, relationId);
+    const last = relations[relations.length - 1];
+    return { relations, cursorAfter, ...(more && last ? { nextCursor: await cursorAfter(last.id) } : {}) };
+  }
+
+  stats(workspace: string): Promise<GraphStats> {
+    return this.index.stats(workspace);
+  }
+}

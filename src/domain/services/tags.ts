@@ -1,0 +1,156 @@
+import { NotFoundError, ValidationError } from "../model/errors.js";
+import { entityId, observationId, tagId } from "../model/ids.js";
+import { LIMITS } from "../model/limits.js";
+import type { Actor, Entity, Relation, TagDefinition, TagUsage } from "../model/model.js";
+import { compareText } from "../model/order.js";
+import type { TagChange, TagRef, TagStore, TagTarget } from "../ports/store.js";
+import { subgraph } from "../rules/subgraph.js";
+import {
+  checkCount,
+  checkEntityName,
+  checkLimit,
+  checkObservation,
+  checkTagCategory,
+  checkTagDescription,
+  checkTagName,
+} from "../model/validation.js";
+
+export const DEFAULT_TAGGED_LIMIT = 50;
+
+/**
+ * The rules of tags, per workspace. A tag is named exactly (its id is derived from the name, as an
+ * entity's is), goes on an entity or on one of its observations, and exists as a definition (with a
+ * category and a description, empty unless set) from the first time it is used or defined until
+ * delete_tags removes it everywhere. Deleting an entity or an observation removes its tags.
+ */
+export class TagService {
+  /** `index` (docs/search.md), when given, answers the whole-workspace reads (all tags, usage) instead of a scan. */
+  constructor(
+    private readonly store: TagStore,
+    private readonly index?: Pick<TagStore, "listTags" | "tagUsage">,
+  ) {}
+
+  /** Puts the tags on the entity; returns those it did not carry before. */
+  async tagEntity(workspace: string, actor: Actor, entityName: string, tagNames: readonly string[]): Promise<string[]> {
+    const target = this.entityTarget(workspace, entityName);
+    return this.outcome(await this.store.addTags(workspace, actor, target, this.refs(workspace, tagNames)), workspace, entityName);
+  }
+
+  /** Puts the tags on the entity's observation with exactly this content; returns those it did not carry before. */
+  async tagObservation(
+    workspace: string,
+    actor: Actor,
+    entityName: string,
+    content: string,
+    tagNames: readonly string[],
+  ): Promise<string[]> {
+    const target = this.observationTarget(workspace, entityName, content);
+    return this.outcome(await this.store.addTags(workspace, actor, target, this.refs(workspace, tagNames)), workspace, entityName, content);
+  }
+
+  /** Takes the tags off the observation; returns those it carried. */
+  async untagObservation(
+    workspace: string,
+    actor: Actor,
+    entityName: string,
+    content: string,
+    tagNames: readonly string[],
+  ): Promise<string[]> {
+    const target = this.observationTarget(workspace, entityName, content);
+    return this.outcome(
+      await this.store.removeTags(workspace, actor, target, this.refs(workspace, tagNames)),
+      workspace,
+      entityName,
+      content,
+    );
+  }
+
+  /** Takes the tags off the entity itself (its observations keep theirs); returns those it carried. */
+  async removeTagsFromEntity(workspace: string, actor: Actor, entityName: string, tagNames: readonly string[]): Promise<string[]> {
+    const target = this.entityTarget(workspace, entityName);
+    return this.outcome(await this.store.removeTags(workspace, actor, target, this.refs(workspace, tagNames)), workspace, entityName);
+  }
+
+  /**
+   * The entities carrying the tag, on themselves or on an observation: at most `limit`, by name, with
+   * their observations and tags, plus every relation touching them; and how many carry it in all.
+   */
+  async entitiesByTag(
+    workspace: string,
+    tagName: string,
+    limit = DEFAULT_TAGGED_LIMIT,
+  ): Promise<{ entities: Entity[]; relations: Relation[]; total: number }> {
+    checkTagName(tagName, "tagName");
+    checkLimit(limit, "limit");
+    const { nodes, total } = await this.store.entitiesByTag(workspace, tagId(workspace, tagName), limit);
+    return { ...subgraph(nodes), total };
+  }
+
+  /** Every tag of the workspace, by name. */
+  async allTags(workspace: string): Promise<TagDefinition[]> {
+    return (await (this.index ?? this.store).listTags(workspace)).sort((a, b) => compareText(a.name, b.name));
+  }
+
+  /** Creates the tag, or sets its category and description (one left out keeps its value). */
+  defineTag(
+    workspace: string,
+    actor: Actor,
+    input: { name: string; category?: string; description?: string },
+  ): Promise<{ tag: TagDefinition; created: boolean }> {
+    checkTagName(input.name, "name");
+    if (input.category !== undefined) checkTagCategory(input.category, "category");
+    if (input.description !== undefined) checkTagDescription(input.description, "description");
+    return this.store.defineTag(workspace, actor, { id: tagId(workspace, input.name), ...input });
+  }
+
+  /** Every tag with how many entities and observations carry it: most used first, then by name. */
+  async usage(workspace: string): Promise<TagUsage[]> {
+    const total = (usage: TagUsage) => usage.entities + usage.observations;
+    return (await (this.index ?? this.store).tagUsage(workspace)).sort((a, b) => total(b) - total(a) || compareText(a.name, b.name));
+  }
+
+  /** Removes the tags from everything that carries them, and their definitions. Unknown names are ignored. */
+  deleteTags(
+    workspace: string,
+    actor: Actor,
+    tagNames: readonly string[],
+  ): Promise<{ deleted: string[]; entities: number; observations: number }> {
+    return this.store.deleteTags(workspace, actor, this.refs(workspace, tagNames));
+  }
+
+  private entityTarget(workspace: string, entityName: string): TagTarget {
+    checkEntityName(entityName, "entityName");
+    return { entityId: entityId(workspace, entityName) };
+  }
+
+  private observationTarget(workspace: string, entityName: string, content: string): TagTarget {
+    const { entityId: id } = this.entityTarget(workspace, entityName);
+    checkObservation(content, "observationContent");
+    return { entityId: id, observationId: observationId(id, content) };
+  }
+
+  /** The distinct tags named, in the order given. */
+  private refs(workspace: string, tagNames: readonly string[]): TagRef[] {
+    if (tagNames.length === 0) throw new ValidationError("tagNames is empty. Name at least one tag.");
+    checkCount(tagNames, "tagNames", LIMITS.tagsPerCall);
+    tagNames.forEach((name, i) => checkTagName(name, `tagNames[${i}]`));
+    return [...new Set(tagNames)].map((name) => ({ id: tagId(workspace, name), name }));
+  }
+
+  private outcome(change: TagChange, workspace: string, entityName: string, content?: string): string[] {
+    switch (change.status) {
+      case "done":
+        return change.tags;
+      case "entity-missing":
+        throw new NotFoundError(
+          `Entity '${entityName}' not found in workspace '${workspace}'. Names match exactly; create it with create_entities or upsert_entity first.`,
+        );
+      case "observation-missing": {
+        const shown = content !== undefined && content.length > 200 ? `${content.slice(0, 200)}…` : content;
+        throw new NotFoundError(
+          `Entity '${entityName}' has no observation '${shown}'. Give the observation's exact text, as open_nodes returns it.`,
+        );
+      }
+    }
+  }
+}

@@ -1,0 +1,150 @@
+import type { Actor } from "../../domain/model/model.js";
+import type { EntitySummary, EntityWrite, NewEntity, Progress } from "../../domain/ports/store.js";
+import { classifyStorageError, toMemoryError, type StorageFailure } from "../table/errors.js";
+import type { TableGateway } from "../table/gateway.js";
+import { keyRange, rowKey } from "../rows/keys.js";
+import { retrying } from "../table/retrying.js";
+import type { Change, EntityState } from "../../domain/feed/history.js";
+import { entityStateOf, observationCreated } from "../rows/changes.js";
+import { kindOf, type EntityRow } from "../rows/rows.js";
+import { entityRow, newObservationRows, stampOf, storedKeys, update, type Row } from "../rows/rowWrites.js";
+import { commitBatch, commitInOrder, CONCURRENCY, fitsAlone, pack, type Unit } from "./transactions.js";
+import { forEachLimited } from "../../domain/model/concurrency.js";
+import { checkVersion, newVersion } from "../rows/versions.js";
+
+/** Entity rows and the observations written with them. Concurrency rules: transactions.ts. */
+
+export async function getEntitySummary(gateway: TableGateway, workspace: string, entityId: string): Promise<EntitySummary | undefined> {
+  const row = await gateway.pointRead(workspace, rowKey.entity(entityId));
+  if (!row || kindOf(row) !== "entity") return undefined;
+  return { id: entityId, name: String(row.name ?? ""), entityType: String(row.entityType ?? "") };
+}
+
+export async function upsertEntity(
+  gateway: TableGateway,
+  workspace: string,
+  actor: Actor,
+  write: EntityWrite,
+): Promise<{ created: boolean; addedObservations: string[]; version: string }> {
+  const stamp = stampOf(actor, gateway.clock);
+  const version = newVersion();
+  // The merge (also the fallback when a concurrent writer created the row first) never carries createdAt or createdBy.
+  const changes: Partial<EntityRow> = {
+    ...update(stamp),
+    version,
+    ...(write.entityType !== undefined ? { entityType: write.entityType } : {}),
+    ...(write.metadata !== undefined ? { metadata: JSON.stringify(write.metadata) } : {}),
+  };
+  let created = false;
+  // A concurrent writer created it first (so merge), or deleted it (so create again): read again either way. With
+  // expectedVersion the merge holds If-Match on the ETag read, so the version check commits with the write: 412 means
+  // the row changed since the read (maybe only its ETag, by a guard), so read and check again.
+  const retryOn = (failure: StorageFailure) =>
+    (created ? failure === "entity-exists" : failure === "not-found") ||
+    (write.expectedVersion !== undefined && failure === "precondition-failed");
+  return retrying({ retryOn }, async () => {
+    const rows = await gateway.queryRange(workspace, keyRange.entityWithObservations(write.id));
+    const head = rows.find((row) => kindOf(row) === "entity");
+    checkVersion(`Entity '${write.name}'`, write.expectedVersion, head);
+    created = !head;
+    // Rows without their entity row are not trusted as stored (rule 4): every requested observation is written.
+    const stored = created ? new Set<string>() : storedKeys(rows);
+    const { added, rows: observationRows } = newObservationRows(workspace, write.id, write.observations, stored, stamp);
+    let entityUnit: Unit;
+    if (!head) {
+      const row = { ...entityRow(workspace, { ...write, entityType: write.entityType ?? "" }, stamp, 1), version };
+      entityUnit = { actions: [["create", row]], changes: [entityCreated(row)] };
+    } else {
+      // The row read is the before-image; the after-image is it with this write's fields.
+      const before = entityStateOf(head);
+      const after: EntityState = { ...before, ...(write.entityType !== undefined ? { entityType: write.entityType } : {}), version };
+      if (write.metadata !== undefined) after.metadata = write.metadata;
+      const merge = { partitionKey: workspace, rowKey: rowKey.entity(write.id), ...changes };
+      entityUnit = {
+        actions: [write.expectedVersion !== undefined ? ["update", merge, "Merge", { etag: head.etag }] : ["update", merge, "Merge"]],
+        changes: [{ kind: "entity.updated", entityId: write.id, entityName: write.name, before, after }],
+      };
+    }
+    // Observations are inserted or merged (same id = same content, so a racing duplicate is harmless).
+    const observationUnits = observationRows.map((row) => observationUnit(write.id, write.name, row, "upsert"));
+    await commitInOrder(gateway, workspace, stamp, [entityUnit, ...observationUnits]);
+    return { created, addedObservations: added, version };
+  });
+}
+
+export async function createEntities(
+  gateway: TableGateway,
+  workspace: string,
+  actor: Actor,
+  entities: readonly NewEntity[],
+  progress?: Progress,
+): Promise<{ created: string[] }> {
+  const stamp = stampOf(actor, gateway.clock);
+  const created: string[] = [];
+  // Observation rows of a new entity are created too (cheaper than upserts). Only rows left by a delete interrupted
+  // before rule 4 (transactions.ts) held, which removed the entity row first, could be in the way.
+  const unitsOf = (entity: NewEntity, i: number, observations: "create" | "upsert"): Unit[] => {
+    const row = entityRow(workspace, entity, stamp, i + 1);
+    return [
+      { actions: [["create", row]], changes: [entityCreated(row)] },
+      ...newObservationRows(workspace, entity.id, entity.observations, new Set(), stamp).rows.map((observation) =>
+        observationUnit(entity.id, entity.name, observation, observations),
+      ),
+    ];
+  };
+  // The entity with its observations as one unit: created together, or (when it exists) not at all.
+  const units = entities.map((entity, i) => {
+    const parts = unitsOf(entity, i, "create");
+    return { entity, index: i, actions: parts.flatMap((part) => part.actions), changes: parts.flatMap((part) => part.changes ?? []) };
+  });
+  // Alone: the entity row and its first observations in one transaction; a 409 there means it exists, so it is skipped
+  // whole. Unless the entity row is absent: then the 409 came from a left-over observation row, which an upsert overwrites.
+  const createAlone = async (unit: (typeof units)[number]) => {
+    // Transactions of this entity already committed: once the first (the entity row) has, a 409 means only that an
+    // observation row is in the way (a concurrent add of the same content, or one a delete left), never that the entity
+    // existed before this call; the rest is then written as upserts, not given up.
+    let committed = 0;
+    const written = await retrying({ retryOn: ["entity-exists"] }, async (previous) => {
+      if (previous !== undefined && committed === 0 && (await gateway.pointRead(workspace, rowKey.entity(unit.entity.id)))) return false;
+      const batches = pack(workspace, unitsOf(unit.entity, unit.index, previous === undefined ? "create" : "upsert"));
+      for (const batch of batches.slice(committed)) {
+        await commitBatch(gateway, workspace, stamp, batch);
+        committed += 1;
+      }
+      return true;
+    });
+    if (written) created.push(unit.entity.id);
+    progress?.(1);
+  };
+  const fitting = new Set(units.filter((unit) => fitsAlone(workspace, unit)));
+  await forEachLimited(pack(workspace, [...fitting]), CONCURRENCY, async (batch) => {
+    try {
+      await commitBatch(gateway, workspace, stamp, batch);
+      created.push(...batch.units.map((unit) => unit.entity.id));
+      progress?.(batch.units.length);
+    } catch (error) {
+      if (classifyStorageError(error) !== "entity-exists") throw toMemoryError(error);
+      // Some entity here exists already, and the answer does not say which: try each alone.
+      await forEachLimited(batch.units, CONCURRENCY, createAlone);
+    }
+  });
+  await forEachLimited(
+    units.filter((unit) => !fitting.has(unit)),
+    CONCURRENCY,
+    createAlone,
+  );
+  return { created };
+}
+
+function entityCreated(row: Row): Change {
+  return { kind: "entity.created", entityId: row.rowKey, entityName: String(row.name), after: entityStateOf(row) };
+}
+
+/** One observation row (guarded by its entity, rule 1) with its change. */
+function observationUnit(entityId: string, entityName: string, row: Row, write: "create" | "upsert"): Unit {
+  return {
+    actions: [write === "create" ? ["create", row] : ["upsert", row, "Merge"]],
+    guards: [entityId],
+    changes: [observationCreated(entityId, entityName, row)],
+  };
+}

@@ -1,0 +1,252 @@
+import type { TransactionAction } from "@azure/data-tables";
+import type { MergeReport, RelationLabel } from "../../domain/rules/curationModel.js";
+import type { Change } from "../../domain/feed/history.js";
+import { observationId, relationId } from "../../domain/model/ids.js";
+import { byCreation, orderKey } from "../../domain/model/order.js";
+import { entityStateOf, relationStateOf } from "../rows/changes.js";
+import { relationRowKeys, rowKey, tagLinkKeys } from "../rows/keys.js";
+import { relationRows, update, type Row, type Stamp } from "../rows/rowWrites.js";
+import { kindOf, tagPairOf, text, type StoredRow } from "../rows/rows.js";
+import { deleteAction, rowGuard, type Unit } from "./transactions.js";
+import { newVersion } from "../rows/versions.js";
+
+/**
+ * The plan of merge_entities (docs/curate.md#merge_entities): one source's moves, each a unit that
+ * commits whole, and its final unit. The rule every unit keeps (docs/architecture.md, Concurrency
+ * rules, Merges): a row leaves a source only in the transaction that puts it on the target, and that
+ * transaction fails unless both sides are still what the merge read:
+ * - the source's row is deleted with If-Match on the ETag read (412 once it changed: a tag hung on an
+ *   observation, a relation's metadata updated), and any delete fails with 404 once the row is gone
+ *   (another call moved or deleted it);
+ * - its copy is created on the target (409 if one appeared since the read), or, when the target's
+ *   read already held that content (a duplicate, dropped), the target's row is guarded (rule 1 in
+ *   transactions.ts: 404 if it is gone since, for example moved away by a crossed merge).
+ * Without that last guard, two crossed merges each took the other's copy as "already on the target"
+ * and deleted both.
+ */
+
+export interface EntityRange {
+  id: string;
+  head: StoredRow;
+  rows: StoredRow[];
+}
+
+/** What one attempt's planning shares across sources: keys planned onto the target so far, relations planned. */
+export interface PlanContext {
+  workspace: string;
+  stamp: Stamp;
+  target: EntityRange;
+  /** The ids of every source in the call: a relation to one of them ends on the target. */
+  merging: ReadonlySet<string>;
+  /** The target's row keys: read, and planned by earlier moves of this attempt. */
+  targetKeys: Set<string>;
+  /** Relation ids already planned (a relation between two sources is in both ranges). */
+  done: Set<string>;
+  /** The order position of the next moved observation; it only grows within a call, across attempts too. */
+  position: { next: number };
+  report: MergeReport;
+}
+
+const SELECTED = (rows: readonly StoredRow[], kind: string) => rows.filter((row) => kindOf(row) === kind);
+const ifMatch = (row: StoredRow): Map<string, string> => new Map([[text(row.rowKey), text(row.etag)]]);
+
+/** One source's moves, in the order they must commit, and its final transaction. */
+export function planSource(context: PlanContext, source: EntityRange): { moves: Unit[]; final: Unit } {
+  const moves = [...relationMoves(context, source), ...observationMoves(context, source), ...entityTagMoves(context, source)];
+  return { moves, final: finalUnit(context, source) };
+}
+
+function relationMoves(context: PlanContext, source: EntityRange): Unit[] {
+  const { workspace, stamp, target, merging, targetKeys, done, report } = context;
+  const targetName = text(target.head.name);
+  const onto = (id: string) => (merging.has(id) ? target.id : id);
+  const nameOf = (id: string, stored: string) => (id === target.id ? targetName : stored);
+  const moves: Unit[] = [];
+  for (const edge of [...SELECTED(source.rows, "edge-out"), ...SELECTED(source.rows, "edge-in")]) {
+    const id = text(edge.relationId);
+    if (done.has(id)) continue;
+    done.add(id);
+    const old = { id, fromEntityId: text(edge.fromId), toEntityId: text(edge.toId) };
+    const from = onto(old.fromEntityId);
+    const to = onto(old.toEntityId);
+    const write = {
+      id: relationId(workspace, from, text(edge.relationType), to),
+      fromEntityId: from,
+      toEntityId: to,
+      fromName: nameOf(from, text(edge.fromName)),
+      toName: nameOf(to, text(edge.toName)),
+      relationType: text(edge.relationType),
+    };
+    const label: RelationLabel = { from: write.fromName, relationType: write.relationType, to: write.toName };
+    const deletion: Change = { kind: "relation.deleted", relationId: id, before: relationStateOf(edge) };
+    // The old relation goes only as read: an update since (upsert_relation writes all three rows) fails the delete (412).
+    const oldRows = { actions: relationRowKeys(old).map((key) => deleteAction(workspace, key)), conditions: ifMatch(edge) };
+    // A self-loop made by the merge (the source related to the target, or two sources to each other) is dropped.
+    if (from === to && old.fromEntityId !== old.toEntityId) {
+      report.relations.droppedSelfLoops.push(label);
+      moves.push({ ...oldRows, changes: [deletion] });
+      continue;
+    }
+    // One end is the target: its range tells whether the relation exists there already.
+    const targetEdge = from === target.id ? rowKey.edgeOut(from, write.id) : rowKey.edgeIn(to, write.id);
+    if (targetKeys.has(targetEdge)) {
+      // Dropped as a duplicate only while the target's relation is still there (guarded: 404 if it went).
+      report.relations.droppedDuplicates.push(label);
+      moves.push({ ...oldRows, actions: [rowGuard(workspace, targetEdge), ...oldRows.actions], changes: [deletion] });
+      continue;
+    }
+    // The relation's own fields and history stay (metadata, createdAt, createdBy, order); it is updated now.
+    const fields = {
+      metadata: text(edge.metadata) || "{}",
+      createdAt: text(edge.createdAt),
+      ...(typeof edge.createdBy === "string" ? { createdBy: edge.createdBy } : {}),
+      ...(typeof edge.order === "string" ? { order: edge.order } : {}),
+      ...update(stamp),
+      version: newVersion(),
+    };
+    const rows = relationRows(workspace, write, fields);
+    targetKeys.add(targetEdge);
+    report.relations.moved.push(label);
+    moves.push({
+      actions: [...rows.map((row): TransactionAction => ["create", row]), ...oldRows.actions],
+      conditions: oldRows.conditions,
+      guards: [...new Set([from, to])],
+      changes: [deletion, { kind: "relation.created", relationId: write.id, after: relationStateOf(rows[0]!) }],
+    });
+  }
+  return moves;
+}
+
+/**
+ * The source's observations, in the order they were added. A moved one is added to the target now:
+ * its order key is the merge's time and its place in the call, so the target lists its own first, then
+ * each source's in their original order (src/domain/model/order.ts), as the feed (one event per move, in
+ * this order) tells the index.
+ */
+function observationMoves(context: PlanContext, source: EntityRange): Unit[] {
+  const { workspace, stamp, target, targetKeys, report } = context;
+  const targetName = text(target.head.name);
+  const sourceName = text(source.head.name);
+  const tagsOn = (observationKey: string) =>
+    source.rows.filter((row) => kindOf(row) === "observation-tag" && text(row.rowKey).startsWith(`${observationKey}~`));
+  const ordered = SELECTED(source.rows, "observation")
+    .map((row) => ({ row, order: text(row.order) || text(row.createdAt), id: text(row.rowKey) }))
+    .sort(byCreation)
+    .map(({ row }) => row);
+  return ordered.map((observation): Unit => {
+    const content = text(observation.content);
+    const newId = observationId(target.id, content);
+    const newKey = rowKey.observation(target.id, newId);
+    const oldKey = text(observation.rowKey);
+    const actions: TransactionAction[] = [];
+    const changes: Change[] = [];
+    if (targetKeys.has(newKey)) {
+      // Dropped as a duplicate only while the target's copy is still there (guarded: 404 if it went). Tags moved onto
+      // it hang on that row too (rule 1).
+      report.observations.droppedDuplicates += 1;
+      actions.push(rowGuard(workspace, newKey));
+    } else {
+      report.observations.moved += 1;
+      targetKeys.add(newKey);
+      const { etag: _etag, timestamp: _timestamp, partitionKey: _pk, rowKey: _rk, ...stored } = observation;
+      const order = orderKey(stamp.now, context.position.next++);
+      actions.push(["create", { ...stored, partitionKey: workspace, rowKey: newKey, entityId: target.id, order }]);
+      changes.push({ kind: "observation.created", entityId: target.id, entityName: targetName, observationId: newId, content });
+    }
+    for (const link of tagsOn(oldKey)) {
+      const moved = moveTag(context, link, { entityId: target.id, observationId: newId });
+      actions.push(...moved.actions);
+      changes.push(...moved.changes);
+    }
+    actions.push(deleteAction(workspace, oldKey));
+    changes.push({
+      kind: "observation.deleted",
+      entityId: source.id,
+      entityName: sourceName,
+      observationId: oldKey.slice(oldKey.lastIndexOf("~") + 1),
+      content,
+    });
+    // On the ETag read: a tag hung on it since the read would be left behind (412 instead: read again).
+    return { actions, conditions: ifMatch(observation), guards: [target.id], changes };
+  });
+}
+
+function entityTagMoves(context: PlanContext, source: EntityRange): Unit[] {
+  return SELECTED(source.rows, "entity-tag").map((link): Unit => {
+    const moved = moveTag(context, link, { entityId: context.target.id });
+    return { actions: moved.actions, guards: [context.target.id], changes: moved.changes };
+  });
+}
+
+/** Last: the source's entity row, on the ETag read, with the target's update (its version changes: it took on the source). */
+function finalUnit(context: PlanContext, source: EntityRange): Unit {
+  const { workspace, stamp, target } = context;
+  const version = newVersion();
+  const targetBefore = entityStateOf(target.head);
+  const sourceKey = rowKey.entity(source.id);
+  return {
+    actions: [
+      ["update", { partitionKey: workspace, rowKey: rowKey.entity(target.id), ...update(stamp), version }, "Merge"],
+      deleteAction(workspace, sourceKey),
+    ],
+    conditions: new Map([[sourceKey, text(source.head.etag)]]),
+    changes: [
+      {
+        kind: "entity.updated",
+        entityId: target.id,
+        entityName: text(target.head.name),
+        before: targetBefore,
+        after: { ...targetBefore, version },
+      },
+      {
+        kind: "entity.deleted",
+        entityId: source.id,
+        entityName: text(source.head.name),
+        before: entityStateOf(source.head),
+        mergedInto: target.id,
+      },
+    ],
+  };
+}
+
+/**
+ * A tag link (and its index row) moved from a source onto the target; dropped if the target carries that tag already,
+ * and then only while it still does (its link guarded: 404 if it went).
+ */
+function moveTag(
+  context: PlanContext,
+  link: StoredRow,
+  onto: { entityId: string; observationId?: string },
+): { actions: TransactionAction[]; changes: Change[] } {
+  const { workspace, targetKeys, report } = context;
+  const targetName = text(context.target.head.name);
+  const old = tagPairOf(link)!;
+  const keys = tagLinkKeys(onto, text(link.tagId));
+  const tagName = text(link.tagName);
+  const actions: TransactionAction[] = [deleteAction(workspace, old.link), deleteAction(workspace, old.index)];
+  const at = onto.observationId !== undefined ? { observationId: onto.observationId } : {};
+  const observationAt = text(link.observationId) ? { observationId: text(link.observationId) } : {};
+  const changes: Change[] = [
+    { kind: "tag.deleted", entityId: text(link.entityId), entityName: text(link.entityName), ...observationAt, tagName },
+  ];
+  if (targetKeys.has(keys.link)) {
+    report.tags.droppedDuplicates += 1;
+    return { actions: [rowGuard(workspace, keys.link), ...actions], changes };
+  }
+  targetKeys.add(keys.link);
+  report.tags.moved += 1;
+  const row: Row = {
+    partitionKey: workspace,
+    rowKey: keys.link,
+    kind: link.kind,
+    tagId: text(link.tagId),
+    tagName,
+    entityId: onto.entityId,
+    entityName: targetName,
+    ...at,
+    createdAt: text(link.createdAt),
+  };
+  actions.unshift(["create", row], ["create", { ...row, rowKey: keys.index, kind: "tag-index" }]);
+  changes.push({ kind: "tag.created", entityId: onto.entityId, entityName: targetName, ...at, tagName });
+  return { actions, changes };
+}
