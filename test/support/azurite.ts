@@ -114,6 +114,9 @@ export async function startAzuriteProcess(options: { port?: number; location?: s
       child = undefined;
       if (!running || running.exitCode !== null) return;
       const exited = new Promise((resolve) => running.once("exit", resolve));
+      // Referenced again while we wait: an unref'd child's exit does not keep the loop alive, and in jest's globalTeardown
+      // an empty loop ends the process with code 0 before jest reports the failures (every failing run "passed").
+      running.ref();
       killGroup(running, "SIGCONT"); // a paused process cannot shut itself down
       killGroup(running, mode === "graceful" ? "SIGINT" : "SIGKILL");
       // A graceful stop that does not finish is a bug in the emulator; do not let it hang the suite.
