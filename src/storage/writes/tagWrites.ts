@@ -24,13 +24,7 @@ export const tagWrites = { addTags, removeTags, defineTag, deleteTags };
 /** Index columns a tag's rows need to find their pairs, and to be counted. */
 export const INDEX_COLUMNS = ["RowKey", "kind", "tagId", "tagName", "entityId", "entityName", "observationId"];
 
-export function addTags(
-  gateway: TableGateway,
-  workspace: string,
-  actor: Actor,
-  target: TagTarget,
-  tags: readonly TagRef[],
-): Promise<TagChange> {
+function addTags(gateway: TableGateway, workspace: string, actor: Actor, target: TagTarget, tags: readonly TagRef[]): Promise<TagChange> {
   const stamp = stampOf(actor, gateway.clock);
   // 409: a concurrent call added one of these tags; 404: the entity or observation was deleted meanwhile. Read again.
   return retrying({ retryOn: ["entity-exists", "not-found"] }, async (): Promise<TagChange> => {
@@ -77,7 +71,7 @@ export function addTags(
   });
 }
 
-export function removeTags(
+function removeTags(
   gateway: TableGateway,
   workspace: string,
   actor: Actor,
@@ -102,7 +96,7 @@ export function removeTags(
   });
 }
 
-export function defineTag(
+function defineTag(
   gateway: TableGateway,
   workspace: string,
   actor: Actor,
@@ -154,7 +148,7 @@ export function defineTag(
   });
 }
 
-export async function deleteTags(
+async function deleteTags(
   gateway: TableGateway,
   workspace: string,
   actor: Actor,

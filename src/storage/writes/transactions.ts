@@ -185,7 +185,7 @@ export function chunkActions(actions: TransactionAction[], maxOperations: number
 export const deleteAction = (workspace: string, key: string): TransactionAction => ["delete", { partitionKey: workspace, rowKey: key }];
 
 /** How the units of one commit become transactions and in what order they are sent (see `commit`). */
-export type CommitOrder = "parallel" | "in-order" | "keep-order" | "one";
+type CommitOrder = "parallel" | "in-order" | "keep-order" | "one";
 
 export interface CommitOptions<U extends Unit> {
   /**
