@@ -217,10 +217,12 @@ export interface CommitOptions<U extends Unit> {
 }
 
 /**
- * The one commit door: every write that changes the graph sends its transactions through here. Each transaction is one
- * entity-group transaction of at most 100 operations: its units' actions and guards (rule 1), one event row recording
- * their changes (rule 6; none when they record no change, such as a marker's claim), and, when it is due and there is
- * room, the workspace's registration (registration.ts). `stamp` is the write's (who, when, which call), for the events.
+ * The one commit door: every write to a workspace's partition sends its transactions through here (all but
+ * delete_workspace's, which records no events and must not register the workspace it removes: workspaceDeletion.ts).
+ * Each transaction is one entity-group transaction of at most 100 operations: its units' actions and guards (rule 1), one
+ * event row recording their changes (rule 6; none when they record no change: a batch marker, a pruning step), and, when
+ * it is due and there is room, the workspace's registration (registration.ts). `stamp` is the write's (who, when, which
+ * call), for the events; a commit that records no change has none.
  *
  * @example
  * // An entity row, then its observations, each transaction after the one before:
