@@ -177,6 +177,19 @@ describe("idempotency", () => {
     expect(await batchEvents(ws)).toHaveLength(1);
   });
 
+  test("an atomic batch that changes nothing stores only its marker: no event row (a transaction records no empty event)", async () => {
+    const ws = uniqueWorkspace();
+    ok(await mcp.call("upsert_entity", { workspaceName: ws, name: "A", entityType: "t", observations: ["x"] }));
+    // Adding an observation the entity already has writes nothing.
+    const noOp = { op: "add_observations", args: { observations: [{ entityName: "A", contents: ["x"] }] } };
+    const args = { workspaceName: ws, atomic: true, requestId: "no-op", operations: [noOp] };
+    const { requests } = await requestsOf(() => mcp.call("execute_batch", args));
+    expect(requests).toBe(3); // the marker and the entity's range, in parallel; then the marker's transaction
+    expect(await batchEvents(ws)).toHaveLength(0);
+    expect((await rawRows(ws)).filter((row) => row.kind === "batch-marker")).toHaveLength(1);
+    expect(ok<Answer>(await mcp.call("execute_batch", args)).replayed).toBe(true);
+  });
+
   test("10 concurrent callers with one requestId: exactly one applies, all get its answer", async () => {
     const ws = uniqueWorkspace();
     ok(await mcp.call("upsert_entity", { workspaceName: ws, name: "Counter", entityType: "t" }));

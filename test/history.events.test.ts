@@ -5,7 +5,7 @@ import { entityId, relationId } from "../src/domain/model/ids.js";
 import { toChangeEvent } from "../src/storage/rows/events.js";
 import { keyRange, rowKey } from "../src/storage/rows/keys.js";
 import { stampOf } from "../src/storage/rows/rowWrites.js";
-import { transactUnit } from "../src/storage/writes/transactions.js";
+import { commit } from "../src/storage/writes/transactions.js";
 import { failed, ok, uniqueWorkspace, withServerAndClient, type McpTestClient, type TestServer } from "./support/harness.js";
 
 /**
@@ -225,21 +225,25 @@ describe("atomicity: an event commits with its change or not at all", () => {
     ok(await mcp.call("tag_entity", { workspaceName: ws, entityName: "A", tagNames: ["late"] }));
     const count = (await rawEvents(ws)).length;
     const stamp = stampOf({ principal: "test", tool: "test" }, Date.now);
-    const stale = transactUnit(server.app.storage.gateway, ws, stamp, {
-      actions: [["delete", { partitionKey: ws, rowKey: key }]],
-      conditions: new Map([[key, read.etag]]),
-      changes: [{ kind: "entity.deleted", entityId: key, entityName: "A" }],
-    });
+    const stale = commit(server.app.storage.gateway, ws, stamp, [
+      {
+        actions: [["delete", { partitionKey: ws, rowKey: key }]],
+        conditions: new Map([[key, read.etag]]),
+        changes: [{ kind: "entity.deleted", entityId: key, entityName: "A" }],
+      },
+    ]);
     await expect(stale).rejects.toMatchObject({ statusCode: 412 });
     expect(await rawEvents(ws)).toHaveLength(count);
     expect((await server.app.storage.table.getEntity(ws, key)).rowKey).toBe(key);
     // On the current ETag the same transaction commits, event and delete together.
     const fresh = await server.app.storage.table.getEntity(ws, key);
-    await transactUnit(server.app.storage.gateway, ws, stamp, {
-      actions: [["delete", { partitionKey: ws, rowKey: key }]],
-      conditions: new Map([[key, fresh.etag]]),
-      changes: [{ kind: "entity.deleted", entityId: key, entityName: "A" }],
-    });
+    await commit(server.app.storage.gateway, ws, stamp, [
+      {
+        actions: [["delete", { partitionKey: ws, rowKey: key }]],
+        conditions: new Map([[key, fresh.etag]]),
+        changes: [{ kind: "entity.deleted", entityId: key, entityName: "A" }],
+      },
+    ]);
     expect((await rawEvents(ws)).at(-1)?.tool).toBe("test");
     await expect(server.app.storage.table.getEntity(ws, key)).rejects.toMatchObject({ statusCode: 404 });
   });

@@ -78,6 +78,22 @@ describe("the registry", () => {
     const registry = (await rawRows(A)).filter((row) => row.rowKey === "~workspace");
     expect(registry).toEqual([expect.objectContaining({ kind: "workspace", registeredAt: expect.any(String) })]);
   });
+
+  test("an atomic batch into a fresh workspace registers it like any other write: list_workspaces shows it, no other write made", async () => {
+    const fresh = `atomic-${prefix}`; // outside the prefix the other tests list
+    const before = server.requests();
+    ok(
+      await admin.call("execute_batch", {
+        workspaceName: fresh,
+        atomic: true,
+        operations: [{ op: "upsert_entity", args: { name: "only", entityType: "t", observations: ["written in one batch"] } }],
+      }),
+    );
+    // The atomic batch's budget: one range read per entity named, then one transaction (registration included).
+    expect(server.requests() - before).toBe(2);
+    const listed = ok<Listing>(await admin.call("list_workspaces", {})).workspaces.find((w) => w.workspaceName === fresh);
+    expect(listed).toMatchObject({ workspaceName: fresh, access: "write", entities: 1 });
+  });
 });
 
 describe("list_workspaces", () => {

@@ -20,7 +20,7 @@ import { getEntities, getEntityRelations, readGraph, scanEntities } from "./read
 import { createRelations, deleteRelations, upsertRelation } from "./writes/relations.js";
 import { TableTagStore } from "./tableTagStore.js";
 import { changesSince, historyStart, readEvents } from "./reads/feed.js";
-import { HistoryPruner } from "./writes/retention.js";
+import { prunedWrites, type BoundWrites } from "./writes/retention.js";
 import type { ChangeEvent, FeedPosition } from "../domain/feed/history.js";
 import { TableTraversal } from "./reads/traversal.js";
 import { TableWorkspaceStore } from "./tableWorkspaceStore.js";
@@ -28,7 +28,23 @@ import type { BatchAnswer, BatchClaim, BatchStep } from "../domain/rules/batchMo
 import { executeAtomicBatch } from "./writes/atomicBatch.js";
 import { claimMarker, completeMarker } from "./writes/markers.js";
 import { mergeEntities } from "./writes/merge.js";
+import { tagWrites } from "./writes/tagWrites.js";
 import type { MergeReport } from "../domain/rules/curationModel.js";
+
+/** Every write of the stores (the tags' too): bound once, each followed by history pruning (retention.ts). */
+const WRITES = {
+  upsertEntity,
+  upsertRelation,
+  createEntities,
+  addObservations,
+  createRelations,
+  deleteEntities,
+  deleteObservations,
+  deleteRelations,
+  executeAtomicBatch,
+  mergeEntities,
+  ...tagWrites,
+};
 
 /**
  * The GraphStore port on Table Storage (key layout in keys.ts, concurrency rules in transactions.ts).
@@ -41,13 +57,13 @@ export class TableGraphStore implements GraphStore {
   readonly traversal: TableTraversal;
   readonly workspaces: TableWorkspaceStore;
 
-  private readonly pruner: HistoryPruner;
+  private readonly writes: BoundWrites<typeof WRITES>;
 
   constructor(storage: StorageConnection) {
     this.gateway = storage.gateway;
     this.feedLatenessMs = storage.feedLatenessMs;
-    this.pruner = new HistoryPruner(storage.gateway, storage.historyRetentionDays);
-    this.tags = new TableTagStore(storage, this.pruner);
+    this.writes = prunedWrites(storage, WRITES);
+    this.tags = new TableTagStore(storage, this.writes);
     this.traversal = new TableTraversal(storage.gateway);
     this.workspaces = new TableWorkspaceStore(storage.gateway);
   }
@@ -61,11 +77,11 @@ export class TableGraphStore implements GraphStore {
     actor: Actor,
     write: EntityWrite,
   ): Promise<{ created: boolean; addedObservations: string[]; version: string }> {
-    return this.pruner.after(workspace, upsertEntity(this.gateway, workspace, actor, write));
+    return this.writes.upsertEntity(workspace, actor, write);
   }
 
   upsertRelation(workspace: string, actor: Actor, write: RelationWrite): Promise<{ created: boolean; version: string }> {
-    return this.pruner.after(workspace, upsertRelation(this.gateway, workspace, actor, write));
+    return this.writes.upsertRelation(workspace, actor, write);
   }
 
   getEntityRelations(workspace: string, entityId: string, direction: Direction): Promise<EntityNode | undefined> {
@@ -85,7 +101,7 @@ export class TableGraphStore implements GraphStore {
   }
 
   createEntities(workspace: string, actor: Actor, entities: readonly NewEntity[], progress?: Progress): Promise<{ created: string[] }> {
-    return this.pruner.after(workspace, createEntities(this.gateway, workspace, actor, entities, progress));
+    return this.writes.createEntities(workspace, actor, entities, progress);
   }
 
   addObservations(
@@ -93,7 +109,7 @@ export class TableGraphStore implements GraphStore {
     actor: Actor,
     changes: readonly ObservationChange[],
   ): Promise<{ missing: string[]; added: Map<string, string[]> }> {
-    return this.pruner.after(workspace, addObservations(this.gateway, workspace, actor, changes));
+    return this.writes.addObservations(workspace, actor, changes);
   }
 
   createRelations(
@@ -102,19 +118,19 @@ export class TableGraphStore implements GraphStore {
     relations: readonly RelationWrite[],
     options: { allOrNothing: boolean; progress?: Progress },
   ): Promise<{ created: string[]; missingEntityIds: string[] }> {
-    return this.pruner.after(workspace, createRelations(this.gateway, workspace, actor, relations, options));
+    return this.writes.createRelations(workspace, actor, relations, options);
   }
 
   deleteEntities(workspace: string, actor: Actor, entityIds: readonly string[]): Promise<void> {
-    return this.pruner.after(workspace, deleteEntities(this.gateway, workspace, actor, entityIds));
+    return this.writes.deleteEntities(workspace, actor, entityIds);
   }
 
   deleteObservations(workspace: string, actor: Actor, changes: readonly ObservationChange[]): Promise<void> {
-    return this.pruner.after(workspace, deleteObservations(this.gateway, workspace, actor, changes));
+    return this.writes.deleteObservations(workspace, actor, changes);
   }
 
   deleteRelations(workspace: string, actor: Actor, relations: readonly RelationRef[]): Promise<void> {
-    return this.pruner.after(workspace, deleteRelations(this.gateway, workspace, actor, relations));
+    return this.writes.deleteRelations(workspace, actor, relations);
   }
 
   changesSince(workspace: string, position?: FeedPosition): Promise<{ events: ChangeEvent[]; position: FeedPosition }> {
@@ -130,7 +146,7 @@ export class TableGraphStore implements GraphStore {
   }
 
   executeAtomicBatch(workspace: string, actor: Actor, steps: readonly BatchStep[], requestId?: string) {
-    return this.pruner.after(workspace, executeAtomicBatch(this.gateway, workspace, actor, steps, requestId));
+    return this.writes.executeAtomicBatch(workspace, actor, steps, requestId);
   }
 
   mergeEntities(
@@ -138,7 +154,7 @@ export class TableGraphStore implements GraphStore {
     actor: Actor,
     request: { targetId: string; targetLabel: string; sources: { id: string; label: string }[]; dryRun: boolean },
   ): Promise<MergeReport> {
-    return this.pruner.after(workspace, mergeEntities(this.gateway, workspace, actor, request));
+    return this.writes.mergeEntities(workspace, actor, request);
   }
 
   claimBatch(workspace: string, requestId: string): Promise<BatchClaim> {

@@ -5,8 +5,8 @@ import type { StorageConnection } from "./table/client.js";
 import type { TableGateway } from "./table/gateway.js";
 import { keyRange } from "./rows/keys.js";
 import { assembleEntity, toTagDefinition, text } from "./rows/rows.js";
-import type { HistoryPruner } from "./writes/retention.js";
-import { addTags, defineTag, deleteTags, INDEX_COLUMNS, removeTags } from "./writes/tagWrites.js";
+import type { BoundWrites } from "./writes/retention.js";
+import { INDEX_COLUMNS, type tagWrites } from "./writes/tagWrites.js";
 
 /**
  * Tags in Table Storage (layout in keys.ts): the reads here, the writes in tagWrites.ts. Finding by tag
@@ -17,17 +17,18 @@ export class TableTagStore implements TagStore {
 
   constructor(
     storage: StorageConnection,
-    private readonly pruner: HistoryPruner,
+    /** The tag writes, bound and wrapped in history pruning by the graph store (retention.ts). */
+    private readonly writes: BoundWrites<typeof tagWrites>,
   ) {
     this.gateway = storage.gateway;
   }
 
   addTags(workspace: string, actor: Actor, target: TagTarget, tags: readonly TagRef[]): Promise<TagChange> {
-    return this.pruner.after(workspace, addTags(this.gateway, workspace, actor, target, tags));
+    return this.writes.addTags(workspace, actor, target, tags);
   }
 
   removeTags(workspace: string, actor: Actor, target: TagTarget, tags: readonly TagRef[]): Promise<TagChange> {
-    return this.pruner.after(workspace, removeTags(this.gateway, workspace, actor, target, tags));
+    return this.writes.removeTags(workspace, actor, target, tags);
   }
 
   async entitiesByTag(workspace: string, tagId: string, limit: number): Promise<{ nodes: EntityNode[]; total: number }> {
@@ -50,7 +51,7 @@ export class TableTagStore implements TagStore {
     actor: Actor,
     tag: TagRef & { category?: string; description?: string },
   ): Promise<{ tag: TagDefinition; created: boolean }> {
-    return this.pruner.after(workspace, defineTag(this.gateway, workspace, actor, tag));
+    return this.writes.defineTag(workspace, actor, tag);
   }
 
   async tagUsage(workspace: string): Promise<TagUsage[]> {
@@ -77,6 +78,6 @@ export class TableTagStore implements TagStore {
     actor: Actor,
     tags: readonly TagRef[],
   ): Promise<{ deleted: string[]; entities: number; observations: number }> {
-    return this.pruner.after(workspace, deleteTags(this.gateway, workspace, actor, tags));
+    return this.writes.deleteTags(workspace, actor, tags);
   }
 }

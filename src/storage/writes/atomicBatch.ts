@@ -1,10 +1,10 @@
-import type { TransactionAction } from "@azure/data-tables";
 import { entitiesOfStep, tooLarge } from "../../domain/rules/batch.js";
 import type { BatchAnswer, BatchStep } from "../../domain/rules/batchModel.js";
 import { LIMITS } from "../../domain/model/limits.js";
 import type { Actor } from "../../domain/model/model.js";
 import { AtomicPlan } from "./batchPlan.js";
 import { changeChars, EVENT_MAX_CHARS, eventAction } from "../rows/events.js";
+import { actionBytes, commit } from "./transactions.js";
 import type { TableGateway } from "../table/gateway.js";
 import { keyRange, ownerOf } from "../rows/keys.js";
 import { markerAction, readMarker, type Marker } from "./markers.js";
@@ -19,10 +19,9 @@ import { text, type StoredRow } from "../rows/rows.js";
  * the ETag of every existing entity row it merges, guards or deletes: anything hung on or changed in
  * those entities since the read (rule 1, transactions.ts) fails the transaction (412), and it is read
  * and planned again. Reads: one range query per distinct entity named, plus one point read of the
- * marker with a requestId, all in parallel; then one transaction.
+ * marker with a requestId, all in parallel; then one transaction, through the commit door like every
+ * write (transactions.ts), so it registers its workspace the same way.
  */
-
-const bytesOf = (action: TransactionAction): number => Buffer.byteLength(JSON.stringify(action[1]), "utf8");
 
 /**
  * Plans and commits an atomic batch. With a requestId whose marker is fresh, returns its stored answer
@@ -60,14 +59,15 @@ export async function executeAtomicBatch(
     });
     const answer: BatchAnswer = { atomic: true, results };
     const { actions, conditions } = plan.actions();
-    if (plan.changes.length > 0) actions.push(eventAction(workspace, stamp, plan.changes));
     if (marker) actions.push(markerAction(workspace, marker, answer));
+    // Sized with its event row, which the door adds (when the batch changes anything), so the door need not pack it.
+    const sized = plan.changes.length > 0 ? [...actions, eventAction(workspace, stamp, plan.changes)] : actions;
     const chars = plan.changes.reduce((sum, change) => sum + changeChars(change), 0);
-    const bytes = actions.reduce((sum, action) => sum + bytesOf(action), 0);
-    if (actions.length > LIMITS.batchOperations || chars > EVENT_MAX_CHARS || bytes > LIMITS.batchPayloadBytes) {
-      throw tooLarge(actions.length);
+    const bytes = sized.reduce((sum, action) => sum + actionBytes(action), 0);
+    if (sized.length > LIMITS.batchOperations || chars > EVENT_MAX_CHARS || bytes > LIMITS.batchPayloadBytes) {
+      throw tooLarge(sized.length);
     }
-    await gateway.transact(actions, conditions);
+    await commit(gateway, workspace, stamp, [{ actions, changes: plan.changes, conditions }], { order: "one" });
     return { answer, replayed: false };
   });
 }

@@ -6,12 +6,12 @@ import { keyRange, ownerOf, relationRowKeys } from "../rows/keys.js";
 import { retrying } from "../table/retrying.js";
 import { kindOf, tagPairOf, type StoredRow } from "../rows/rows.js";
 import { stampOf } from "../rows/rowWrites.js";
-import { commitWithFinals, deleteAction, type Unit } from "./transactions.js";
+import { commit, deleteAction, type Unit } from "./transactions.js";
 
 /**
  * Deletes entities with everything attached: dependents first, then each entity row with If-Match
  * on the ETag read (rules 3 and 4 in transactions.ts), in one transaction with its event (rule 6),
- * one per entity, which may also take the entity's last dependents (see commitWithFinals).
+ * one per entity, which may also take the entity's last dependents (see CommitOptions.finals in transactions.ts).
  */
 export async function deleteEntities(gateway: TableGateway, workspace: string, actor: Actor, entityIds: readonly string[]): Promise<void> {
   const ids = [...new Set(entityIds)];
@@ -37,7 +37,7 @@ export async function deleteEntities(gateway: TableGateway, workspace: string, a
         const owner = ownerOf(String(action[1].rowKey));
         return !deleting.has(owner) || owner === String(final.actions[0]![1].rowKey);
       });
-    await commitWithFinals(gateway, workspace, stamp, deletionUnits(workspace, rows), finals, joins);
+    await commit(gateway, workspace, stamp, deletionUnits(workspace, rows), { finals, joins });
   });
 }
 

@@ -8,7 +8,7 @@ import type { Change, EntityState } from "../../domain/feed/history.js";
 import { entityStateOf, observationCreated } from "../rows/changes.js";
 import { kindOf, type EntityRow } from "../rows/rows.js";
 import { entityRow, newObservationRows, stampOf, storedKeys, update, type Row } from "../rows/rowWrites.js";
-import { commitBatch, commitInOrder, CONCURRENCY, fitsAlone, pack, type Unit } from "./transactions.js";
+import { commit, CONCURRENCY, fitsAlone, type Unit } from "./transactions.js";
 import { forEachLimited } from "../../domain/model/concurrency.js";
 import { checkVersion, newVersion } from "../rows/versions.js";
 
@@ -67,7 +67,7 @@ export async function upsertEntity(
     }
     // Observations are inserted or merged (same id = same content, so a racing duplicate is harmless).
     const observationUnits = observationRows.map((row) => observationUnit(write.id, write.name, row, "upsert"));
-    await commitInOrder(gateway, workspace, stamp, [entityUnit, ...observationUnits]);
+    await commit(gateway, workspace, stamp, [entityUnit, ...observationUnits], { order: "in-order" });
     return { created, addedObservations: added, version };
   });
 }
@@ -106,27 +106,27 @@ export async function createEntities(
     let committed = 0;
     const written = await retrying({ retryOn: ["entity-exists"] }, async (previous) => {
       if (previous !== undefined && committed === 0 && (await gateway.pointRead(workspace, rowKey.entity(unit.entity.id)))) return false;
-      const batches = pack(workspace, unitsOf(unit.entity, unit.index, previous === undefined ? "create" : "upsert"));
-      for (const batch of batches.slice(committed)) {
-        await commitBatch(gateway, workspace, stamp, batch);
-        committed += 1;
-      }
+      await commit(gateway, workspace, stamp, unitsOf(unit.entity, unit.index, previous === undefined ? "create" : "upsert"), {
+        order: "in-order",
+        resume: committed,
+        committed: () => (committed += 1),
+      });
       return true;
     });
     if (written) created.push(unit.entity.id);
     progress?.(1);
   };
   const fitting = new Set(units.filter((unit) => fitsAlone(workspace, unit)));
-  await forEachLimited(pack(workspace, [...fitting]), CONCURRENCY, async (batch) => {
-    try {
-      await commitBatch(gateway, workspace, stamp, batch);
-      created.push(...batch.units.map((unit) => unit.entity.id));
-      progress?.(batch.units.length);
-    } catch (error) {
+  await commit(gateway, workspace, stamp, [...fitting], {
+    committed: (done) => {
+      created.push(...done.map((unit) => unit.entity.id));
+      progress?.(done.length);
+    },
+    failed: async (done, error) => {
       if (classifyStorageError(error) !== "entity-exists") throw toMemoryError(error);
       // Some entity here exists already, and the answer does not say which: try each alone.
-      await forEachLimited(batch.units, CONCURRENCY, createAlone);
-    }
+      await forEachLimited(done, CONCURRENCY, createAlone);
+    },
   });
   await forEachLimited(
     units.filter((unit) => !fitting.has(unit)),

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import type { TransactionAction } from "@azure/data-tables";
 import type { BatchAnswer, BatchClaim } from "../../domain/rules/batchModel.js";
 import { retrying } from "../table/retrying.js";
+import { commit } from "./transactions.js";
 import type { TableGateway } from "../table/gateway.js";
 import { rowKey } from "../rows/keys.js";
 import type { Row } from "../rows/rowWrites.js";
@@ -80,7 +81,8 @@ export function claimMarker(gateway: TableGateway, workspace: string, requestId:
     const marker = await readMarker(gateway, workspace, requestId);
     if (marker.status === "done") return { status: "done", answer: marker.answer };
     if (marker.status === "pending") return { status: "running" };
-    await gateway.transact([markerAction(workspace, marker, "pending")]);
+    // Through the commit door like every write (no change recorded, so no event row).
+    await commit(gateway, workspace, undefined, [{ actions: [markerAction(workspace, marker, "pending")] }], { order: "one" });
     return { status: "claimed" };
   });
 }
@@ -88,5 +90,6 @@ export function claimMarker(gateway: TableGateway, workspace: string, requestId:
 /** Stores a claimed non-atomic batch's answer. */
 export async function completeMarker(gateway: TableGateway, workspace: string, requestId: string, answer: BatchAnswer): Promise<void> {
   const key = markerKey(requestId);
-  await gateway.updateRow(markerRow(workspace, { key, status: "pending", etag: "*" }, answer), "Replace", "*");
+  const row = markerRow(workspace, { key, status: "pending", etag: "*" }, answer);
+  await commit(gateway, workspace, undefined, [{ actions: [["update", row, "Replace", { etag: "*" }]] }], { order: "one" });
 }

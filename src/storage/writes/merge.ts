@@ -9,7 +9,7 @@ import { planSource, type EntityRange, type PlanContext } from "./mergePlan.js";
 import { MAX_ATTEMPTS, retrying } from "../table/retrying.js";
 import { stampOf } from "../rows/rowWrites.js";
 import { kindOf, text } from "../rows/rows.js";
-import { commitInOrder, transactUnit } from "./transactions.js";
+import { commit } from "./transactions.js";
 
 /**
  * merge_entities (docs/curate.md#merge_entities). Crash safety comes from the order of the writes:
@@ -74,8 +74,8 @@ export async function mergeEntities(
     if (request.dryRun) return;
     for (const plan of plans) {
       // In order, unit by unit: the moved observations' events reach the feed in their order keys' order.
-      await commitInOrder(gateway, workspace, stamp, plan.moves, { keepOrder: true });
-      await transactUnit(gateway, workspace, stamp, plan.final);
+      await commit(gateway, workspace, stamp, plan.moves, { order: "keep-order" });
+      await commit(gateway, workspace, stamp, [plan.final]);
     }
   });
   try {

@@ -8,7 +8,7 @@ import { retrying } from "../table/retrying.js";
 import { kindOf, type StoredRow } from "../rows/rows.js";
 import { entityNames, observationCreated } from "../rows/changes.js";
 import { newObservationRows, stampOf, storedKeys, type Stamp } from "../rows/rowWrites.js";
-import { commitUnits, CONCURRENCY, type Unit } from "./transactions.js";
+import { commit, CONCURRENCY, type Unit } from "./transactions.js";
 import { forEachLimited } from "../../domain/model/concurrency.js";
 
 /** Observations added to and deleted from existing entities. Concurrency rules: transactions.ts. */
@@ -47,8 +47,10 @@ export async function addObservations(
         changes: [observationCreated(id, names.get(id) ?? "", row)],
       }));
     });
-    await commitUnits(gateway, workspace, stamp, units, (batch) => {
-      for (const action of batch.actions) if (action[0] === "create") committed.add(String(action[1].rowKey));
+    await commit(gateway, workspace, stamp, units, {
+      committed: (done) => {
+        for (const action of done.flatMap((unit) => unit.actions)) if (action[0] === "create") committed.add(String(action[1].rowKey));
+      },
     });
     return result();
   });
@@ -97,12 +99,12 @@ async function deleteObservationRows(
   if (first.length === 0) return;
   // The entity row rides along (not deleted: deletionUnits leaves entity rows) to name the entity in the changes.
   const head = rows.filter((row) => kindOf(row) === "entity");
-  await commitUnits(gateway, workspace, stamp, deletionUnits(workspace, [...head, ...first]));
+  await commit(gateway, workspace, stamp, deletionUnits(workspace, [...head, ...first]));
   const late = victims(await gateway.queryRange(workspace, keyRange.entityWithObservations(entityId), TAG_LINK_COLUMNS));
   // A doomed observation present again was added back meanwhile: its tags are its own.
   const back = new Set(late.filter((row) => kindOf(row) === "observation").map(ownKey));
   const orphans = late.filter((row) => !back.has(ownKey(row)));
-  await commitUnits(gateway, workspace, stamp, deletionUnits(workspace, [...head, ...orphans]));
+  await commit(gateway, workspace, stamp, deletionUnits(workspace, [...head, ...orphans]));
 }
 
 /** One entry per entity, contents in first-seen order. */

@@ -7,7 +7,7 @@ import type { TableGateway } from "../table/gateway.js";
  * Registering a workspace in the registry (docs/navigate.md#workspaces) as its writes commit.
  *
  * Registration costs no round trip: the first transaction an instance commits in a workspace (see
- * commitBatch, transactions.ts) carries one more operation, a Merge-upsert of the "~workspace" row,
+ * `commit`, the one commit door in transactions.ts) carries one more operation, a Merge-upsert of the "~workspace" row,
  * when it has room for it (at most 99 operations with its event). The instance then remembers the
  * workspace for REGISTRATION_TTL_MS, so a workspace deleted and written again through another
  * instance is registered again by that instance's next write after the interval. Merge never

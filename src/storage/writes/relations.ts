@@ -10,7 +10,7 @@ import { retrying } from "../table/retrying.js";
 import { relationStateOf, relationStateOfWrite } from "../rows/changes.js";
 import { kindOf } from "../rows/rows.js";
 import { creation, relationRows, stampOf, update, type Stamp } from "../rows/rowWrites.js";
-import { commitBatch, commitUnits, CONCURRENCY, deleteAction, pack, transactUnit, type Unit } from "./transactions.js";
+import { commit, CONCURRENCY, deleteAction, pack, type Unit } from "./transactions.js";
 import { forEachLimited } from "../../domain/model/concurrency.js";
 import { checkVersion, newVersion } from "../rows/versions.js";
 
@@ -57,10 +57,7 @@ export async function upsertRelation(
   return retrying({ retryOn: ["entity-exists", "not-found"] }, async (previous) => {
     const create = previous !== "entity-exists";
     try {
-      await transactUnit(
-        gateway,
-        workspace,
-        stamp,
+      await commit(gateway, workspace, stamp, [
         create
           ? {
               actions: createRows.map((row): TransactionAction => ["create", row]),
@@ -72,7 +69,7 @@ export async function upsertRelation(
               guards,
               changes: [{ kind: "relation.updated", relationId: write.id, after }],
             },
-      );
+      ]);
       return { created: create, version };
     } catch (error) {
       if (create && classifyStorageError(error) === "not-found") throw new NotFoundError(ENDPOINT_MISSING);
@@ -152,7 +149,7 @@ function commitRelations(
       if (options.allOrNothing && absent.length > 0) return;
     }
     if (pending.length === 0) return;
-    for (const batch of pack(workspace, pending)) await commitBatch(gateway, workspace, stamp, batch);
+    await commit(gateway, workspace, stamp, pending, { order: "in-order" });
     outcome.created.push(...pending.map((unit) => unit.relation.id));
     options.progress?.(pending.length);
   });
@@ -179,7 +176,7 @@ export async function deleteRelations(
         },
       ];
     });
-    await commitUnits(gateway, workspace, stamp, units);
+    await commit(gateway, workspace, stamp, units);
   });
 }
 
@@ -204,14 +201,16 @@ function updateRelationAtVersion(
     const [canonical, ...edges] = relationRows(workspace, write, fields);
     const before = relationStateOf(stored!);
     const after = { ...before, version, ...(write.metadata !== undefined ? { metadata: write.metadata } : {}) };
-    await transactUnit(gateway, workspace, stamp, {
-      actions: [
-        ["update", canonical!, "Merge", { etag: stored!.etag }],
-        ...edges.map((row): TransactionAction => ["update", row, "Merge"]),
-      ],
-      guards: [write.fromEntityId, write.toEntityId],
-      changes: [{ kind: "relation.updated", relationId: write.id, before, after }],
-    });
+    await commit(gateway, workspace, stamp, [
+      {
+        actions: [
+          ["update", canonical!, "Merge", { etag: stored!.etag }],
+          ...edges.map((row): TransactionAction => ["update", row, "Merge"]),
+        ],
+        guards: [write.fromEntityId, write.toEntityId],
+        changes: [{ kind: "relation.updated", relationId: write.id, before, after }],
+      },
+    ]);
     return { created: false, version };
   });
 }

@@ -1,14 +1,40 @@
 import { odata, type TransactionAction } from "@azure/data-tables";
+import type { StorageConnection } from "../table/client.js";
 import { rangeFilter, type TableGateway } from "../table/gateway.js";
 import { MARKER_TTL_MS } from "./markers.js";
 import { keyRange, rowKey } from "../rows/keys.js";
-import { deleteAction } from "./transactions.js";
+import { commit, deleteAction } from "./transactions.js";
 
 /** How often one instance takes a pruning step per workspace. */
 const PRUNE_INTERVAL_MS = 60_000;
 /** Events deleted per step: one transaction, with the marker row. */
 const PRUNE_BATCH = 99;
 const DAY_MS = 86_400_000;
+
+/** A store write: the gateway, the workspace, then the write's own arguments. */
+type Write = (gateway: TableGateway, workspace: string, ...rest: never[]) => Promise<unknown>;
+
+/** The writes bound to a gateway: each takes the workspace and its own arguments. */
+export type BoundWrites<W> = {
+  [K in keyof W]: W[K] extends (gateway: TableGateway, ...rest: infer A) => infer R ? (...rest: A) => R : never;
+};
+
+/**
+ * The stores' writes bound to the connection's gateway, each followed (if due) by one pruning step: the one place
+ * retention wraps the writes (docs/history.md#retention), whatever the write.
+ *
+ * @example
+ * const writes = prunedWrites(storage, { upsertEntity, addTags });
+ * await writes.upsertEntity(workspace, actor, write); // then, at most once a minute per workspace, one pruning request
+ */
+export function prunedWrites<W extends Record<string, Write>>(storage: StorageConnection, writes: W): BoundWrites<W> {
+  const pruner = new HistoryPruner(storage.gateway, storage.historyRetentionDays);
+  const bound = Object.entries(writes).map(([name, write]) => [
+    name,
+    (workspace: string, ...rest: never[]) => pruner.after(workspace, write(storage.gateway, workspace, ...rest)),
+  ]);
+  return Object.fromEntries(bound) as BoundWrites<W>;
+}
 
 /**
  * Retention of change events (MEMORY_HISTORY_RETENTION_DAYS, docs/history.md#retention): lazy and
@@ -18,7 +44,7 @@ const DAY_MS = 86_400_000;
  * per workspace and instance. Pruning is best effort: a failure (another instance pruned the same
  * events: 404) is dropped, the write it followed has already succeeded.
  */
-export class HistoryPruner {
+class HistoryPruner {
   private readonly state = new Map<string, { last: number; expired?: string[] }>();
 
   constructor(
@@ -48,7 +74,9 @@ export class HistoryPruner {
         { partitionKey: workspace, rowKey: rowKey.historyPruned, kind: "history-pruned", before: newest },
         "Replace",
       ];
-      await this.gateway.transact([...expired.map((key) => deleteAction(workspace, key)), ...(events ? [pruned] : [])]);
+      // Through the commit door like every write; it records no change, so it has no event row.
+      const actions = [...expired.map((key) => deleteAction(workspace, key)), ...(events ? [pruned] : [])];
+      await commit(this.gateway, workspace, undefined, [{ actions }], { order: "one" });
       return;
     }
     if (now - state.last < PRUNE_INTERVAL_MS) return;

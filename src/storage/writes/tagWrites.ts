@@ -8,7 +8,7 @@ import { retrying } from "../table/retrying.js";
 import { kindOf, tagPairOf, toTagDefinition, type StoredRow, type TagLinkRow, type TagRow, text } from "../rows/rows.js";
 import { deletionOf } from "../rows/changes.js";
 import { stampOf, type Stamp } from "../rows/rowWrites.js";
-import { commitBatch, commitWithFinals, CONCURRENCY, deleteAction, rowGuard, transactUnit, type Unit } from "./transactions.js";
+import { commit, CONCURRENCY, deleteAction, rowGuard, type Unit } from "./transactions.js";
 import { forEachLimited } from "../../domain/model/concurrency.js";
 
 /**
@@ -18,16 +18,13 @@ import { forEachLimited } from "../../domain/model/concurrency.js";
  * observation row), and merges the tag's definition.
  */
 
+/** The tag writes, for the store to bind (retention.ts, prunedWrites). */
+export const tagWrites = { addTags, removeTags, defineTag, deleteTags };
+
 /** Index columns a tag's rows need to find their pairs, and to be counted. */
 export const INDEX_COLUMNS = ["RowKey", "kind", "tagId", "tagName", "entityId", "entityName", "observationId"];
 
-export function addTags(
-  gateway: TableGateway,
-  workspace: string,
-  actor: Actor,
-  target: TagTarget,
-  tags: readonly TagRef[],
-): Promise<TagChange> {
+function addTags(gateway: TableGateway, workspace: string, actor: Actor, target: TagTarget, tags: readonly TagRef[]): Promise<TagChange> {
   const stamp = stampOf(actor, gateway.clock);
   // 409: a concurrent call added one of these tags; 404: the entity or observation was deleted meanwhile. Read again.
   return retrying({ retryOn: ["entity-exists", "not-found"] }, async (): Promise<TagChange> => {
@@ -67,13 +64,14 @@ export function addTags(
       ...(target.observationId !== undefined ? { observationId: target.observationId } : {}),
       tagName: tag.name,
     }));
-    // The guards are rows of their own here (an observation's too), not entity guards the packer adds: one transaction, as before.
-    await commitBatch(gateway, workspace, stamp, { actions: [...guards, ...writes], units: [], changes, conditions: new Map() });
+    // The guards are rows of their own here (an observation's too), not entity guards the packer adds: one transaction, as
+    // before (tagsPerCall keeps it within one: docs/architecture.md#storage-round-trips-per-call).
+    await commit(gateway, workspace, stamp, [{ actions: [...guards, ...writes], changes }], { order: "one" });
     return { status: "done", tags: fresh.map((tag) => tag.name) };
   });
 }
 
-export function removeTags(
+function removeTags(
   gateway: TableGateway,
   workspace: string,
   actor: Actor,
@@ -89,17 +87,16 @@ export function removeTags(
     if (missing) return missing;
     const links = linksOf(target, rows).filter((row) => wanted.has(text(row.tagId)));
     const removed = new Set(links.map((row) => text(row.tagId)));
-    await commitBatch(gateway, workspace, stamp, {
+    const unit = {
       actions: links.flatMap((row) => pairDeletion(workspace, row)),
-      units: [],
       changes: links.flatMap((row) => deletionOf(row, new Map()) ?? []),
-      conditions: new Map(),
-    });
+    };
+    await commit(gateway, workspace, stamp, [unit], { order: "one" });
     return { status: "done", tags: tags.filter((tag) => removed.has(tag.id)).map((tag) => tag.name) };
   });
 }
 
-export function defineTag(
+function defineTag(
   gateway: TableGateway,
   workspace: string,
   actor: Actor,
@@ -114,12 +111,14 @@ export function defineTag(
     if (!stored) {
       const definition = { name: tag.name, category: tag.category ?? "", description: tag.description ?? "" };
       const row: TagRow = { kind: "tag", ...definition, updatedAt: now };
-      await transactUnit(gateway, workspace, stamp, {
-        actions: [["create", { partitionKey: workspace, rowKey: key, ...row }]],
-        changes: [
-          { kind: "tag.created", tagName: tag.name, after: { category: definition.category, description: definition.description } },
-        ],
-      });
+      await commit(gateway, workspace, stamp, [
+        {
+          actions: [["create", { partitionKey: workspace, rowKey: key, ...row }]],
+          changes: [
+            { kind: "tag.created", tagName: tag.name, after: { category: definition.category, description: definition.description } },
+          ],
+        },
+      ]);
       return { tag: definition, created: true };
     }
     const changes: TagRow = {
@@ -132,22 +131,24 @@ export function defineTag(
     // On the ETag read, so the values returned for what was not given are the stored ones.
     const before = toTagDefinition(stored);
     const after = { name: tag.name, category: tag.category ?? before.category, description: tag.description ?? before.description };
-    await transactUnit(gateway, workspace, stamp, {
-      actions: [["update", { partitionKey: workspace, rowKey: key, ...changes }, "Merge", { etag: stored.etag }]],
-      changes: [
-        {
-          kind: "tag.updated",
-          tagName: tag.name,
-          before: { category: before.category, description: before.description },
-          after: { category: after.category, description: after.description },
-        },
-      ],
-    });
+    await commit(gateway, workspace, stamp, [
+      {
+        actions: [["update", { partitionKey: workspace, rowKey: key, ...changes }, "Merge", { etag: stored.etag }]],
+        changes: [
+          {
+            kind: "tag.updated",
+            tagName: tag.name,
+            before: { category: before.category, description: before.description },
+            after: { category: after.category, description: after.description },
+          },
+        ],
+      },
+    ]);
     return { tag: after, created: false };
   });
 }
 
-export async function deleteTags(
+async function deleteTags(
   gateway: TableGateway,
   workspace: string,
   actor: Actor,
@@ -198,12 +199,15 @@ function deleteTag(
         ]
       : [];
     const counted = new Set<Unit>(units);
-    await commitWithFinals(gateway, workspace, stamp, units, finals, undefined, (done) => {
-      for (const unit of done) {
-        if (!counted.delete(unit)) continue; // the definition's own unit
-        if (text((unit as (typeof units)[number]).row.observationId)) outcome.observations += 1;
-        else outcome.entities += 1;
-      }
+    await commit<Unit>(gateway, workspace, stamp, units, {
+      finals,
+      committed: (done) => {
+        for (const unit of done) {
+          if (!counted.delete(unit)) continue; // the definition's own unit
+          if (text((unit as (typeof units)[number]).row.observationId)) outcome.observations += 1;
+          else outcome.entities += 1;
+        }
+      },
     });
     outcome.deleted.add(tag.id);
   });

@@ -29,7 +29,7 @@ import { registered, registration } from "./registration.js";
  * 5. Races are settled by reading again and deciding again (retrying.ts), a bounded number of times.
  * 6. Events ride in the transaction. Every transaction a write commits carries one event row
  *    (events.ts) describing its changes, so a change and its event commit together or not at all.
- *    `pack` keeps one operation and the event's bytes free for it; `commitBatch` adds it. An entity row
+ *    `pack` keeps one operation and the event's bytes free for it; `commit` adds it. An entity row
  *    (or tag definition) is deleted with If-Match on the ETag read inside a transaction with its
  *    event: the gateway sets that sub-request's If-Match (gateway.ts, ConditionalDeletes).
  */
@@ -71,7 +71,8 @@ interface OpenBatch<U extends Unit> extends Batch<U> {
 const OPEN_BATCHES = 4;
 
 const keyOf = (action: TransactionAction): string => String(action[1].rowKey);
-const bytesOf = (action: TransactionAction): number => Buffer.byteLength(JSON.stringify(action[1]), "utf8");
+/** An action's share of a transaction's payload (its row as JSON). */
+export const actionBytes = (action: TransactionAction): number => Buffer.byteLength(JSON.stringify(action[1]), "utf8");
 /** The event's changes are JSON stored in a string property, so serialised twice: escaping can double them. */
 const eventBytesOf = (chars: number): number => 2 * chars;
 
@@ -100,7 +101,7 @@ export function pack<U extends Unit>(
   const batches: OpenBatch<U>[] = [];
   const operations = maxOperations - 1; // the event row's
   for (const unit of units) {
-    const unitBytes = unit.actions.reduce((sum, action) => sum + bytesOf(action), 0);
+    const unitBytes = unit.actions.reduce((sum, action) => sum + actionBytes(action), 0);
     const unitChars = (unit.changes ?? []).reduce((sum, change) => sum + changeChars(change), 0);
     const fits = (batch: OpenBatch<U>) => {
       if (unit.actions.some((action) => batch.keys.has(keyOf(action)))) return false;
@@ -114,27 +115,42 @@ export function pack<U extends Unit>(
     };
     let target = batches.slice(-openBatches).find(fits);
     if (!target) {
-      target = { actions: [], units: [], changes: [], conditions: new Map(), keys: new Set(), bytes: 0, eventChars: 0 };
+      target = openBatch();
       if (!fits(target)) throw new Error(`A unit of ${unit.actions.length} operations does not fit one transaction.`);
       batches.push(target);
     }
-    for (const id of unit.guards ?? []) {
-      const key = rowKey.entity(id);
-      if (target.keys.has(key)) continue;
-      target.keys.add(key);
-      target.actions.push(guardAction(workspace, id));
-    }
-    for (const action of unit.actions) {
-      target.keys.add(keyOf(action));
-      target.actions.push(action);
-    }
+    place(workspace, target, unit);
     target.bytes += unitBytes;
     target.eventChars += unitChars;
-    target.changes.push(...(unit.changes ?? []));
-    for (const [key, etag] of unit.conditions ?? []) target.conditions.set(key, etag);
-    target.units.push(unit);
   }
   return batches.map(({ actions, units: packed, changes, conditions }) => ({ actions, units: packed, changes, conditions }));
+}
+
+const openBatch = <U extends Unit>(): OpenBatch<U> => ({
+  actions: [],
+  units: [],
+  changes: [],
+  conditions: new Map(),
+  keys: new Set(),
+  bytes: 0,
+  eventChars: 0,
+});
+
+/** Adds the unit to the batch: its guards not already there (once per transaction), its actions, changes and conditions. */
+function place<U extends Unit>(workspace: string, batch: OpenBatch<U>, unit: U): void {
+  for (const id of unit.guards ?? []) {
+    const key = rowKey.entity(id);
+    if (batch.keys.has(key)) continue;
+    batch.keys.add(key);
+    batch.actions.push(guardAction(workspace, id));
+  }
+  for (const action of unit.actions) {
+    batch.keys.add(keyOf(action));
+    batch.actions.push(action);
+  }
+  batch.changes.push(...(unit.changes ?? []));
+  for (const [key, etag] of unit.conditions ?? []) batch.conditions.set(key, etag);
+  batch.units.push(unit);
 }
 
 /** Whether the unit fits one transaction by itself (with its guards and event). */
@@ -153,7 +169,7 @@ export function chunkActions(actions: TransactionAction[], maxOperations: number
   let current: TransactionAction[] = [];
   let bytes = 0;
   for (const action of actions) {
-    const size = bytesOf(action);
+    const size = actionBytes(action);
     if (current.length > 0 && (current.length >= maxOperations || bytes + size > LIMITS.batchPayloadBytes)) {
       batches.push(current);
       current = [];
@@ -168,86 +184,115 @@ export function chunkActions(actions: TransactionAction[], maxOperations: number
 
 export const deleteAction = (workspace: string, key: string): TransactionAction => ["delete", { partitionKey: workspace, rowKey: key }];
 
-/** Commits one packed transaction with its event row (rule 6), and the workspace's registration when it is due and has room (workspaces.ts). */
-export async function commitBatch(gateway: TableGateway, workspace: string, stamp: Stamp, batch: Batch<Unit>): Promise<void> {
+/** How the units of one commit become transactions and in what order they are sent (see `commit`). */
+type CommitOrder = "parallel" | "in-order" | "keep-order" | "one";
+
+export interface CommitOptions<U extends Unit> {
+  /**
+   * - "parallel" (the default): packed tight, CONCURRENCY transactions at a time.
+   * - "in-order": packed the same, sent one after another: for a write whose first unit creates or changes the entity row
+   *   every later transaction guards (rule 1), so none can run before it.
+   * - "keep-order": one after another, and no unit goes into an earlier transaction than the one before it (no gap
+   *   filling), so the units commit, and their changes reach the feed, exactly in the order given.
+   * - "one": every unit in one transaction, as given, not packed: the caller has checked the limits (an atomic batch, one
+   *   tagging call). Its guards are its own actions.
+   */
+  order?: CommitOrder;
+  /**
+   * Transactions to commit after all the units (each one transaction, in parallel; "parallel" order only): for deletes
+   * whose last step, an ETag-checked delete of the row everything hangs off (rules 3 and 4), must come after its
+   * dependents. The event row of each transaction costs one operation; to keep the number of transactions what it was
+   * before events existed (docs/architecture.md#storage-round-trips-per-call), the units that no longer fit that many
+   * transactions ride in a final instead, when `joins` allows (a final commits its dependents atomically with the row
+   * they hang off). Units that fit no final stay a transaction of their own.
+   */
+  finals?: readonly U[];
+  joins?: (unit: U, final: U) => boolean;
+  /** Transactions an earlier attempt of the same units committed ("in-order" only): they are not sent again. */
+  resume?: number;
+  /** Hears of each transaction committed, with its units. */
+  committed?: (units: readonly U[]) => void;
+  /** Settles a transaction that failed (or throws): without it, the first failure is thrown. */
+  failed?: (units: readonly U[], error: unknown) => Promise<void>;
+}
+
+/**
+ * The one commit door: every write to a workspace's partition sends its transactions through here (all but
+ * delete_workspace's, which records no events and must not register the workspace it removes: workspaceDeletion.ts).
+ * Each transaction is one entity-group transaction of at most 100 operations: its units' actions and guards (rule 1), one
+ * event row recording their changes (rule 6; none when they record no change: a batch marker, a pruning step), and, when
+ * it is due and there is room, the workspace's registration (registration.ts). `stamp` is the write's (who, when, which
+ * call), for the events; a commit that records no change has none.
+ *
+ * @example
+ * // An entity row, then its observations, each transaction after the one before:
+ * await commit(gateway, workspace, stamp, [entityUnit, ...observationUnits], { order: "in-order" });
+ */
+export async function commit<U extends Unit>(
+  gateway: TableGateway,
+  workspace: string,
+  stamp: Stamp | undefined,
+  units: readonly U[],
+  options: CommitOptions<U> = {},
+): Promise<void> {
+  const order = options.order ?? "parallel";
+  const send = async (batch: Batch<U>): Promise<void> => {
+    try {
+      await transact(gateway, workspace, stamp, batch);
+    } catch (error) {
+      if (!options.failed) throw error;
+      return options.failed(batch.units, error);
+    }
+    options.committed?.(batch.units);
+  };
+  if (order === "one") return send(joined(workspace, units));
+  if (options.finals) return withFinals(workspace, units, options.finals, options.joins ?? (() => true), send);
+  const batches = pack(workspace, units, LIMITS.batchOperations, order === "keep-order" ? 1 : OPEN_BATCHES);
+  if (order === "parallel") return forEachLimited(batches, CONCURRENCY, send);
+  for (const batch of batches.slice(options.resume ?? 0)) await send(batch);
+}
+
+/** Sends one transaction: the batch's actions, its event row, and the workspace's registration when due (registration.ts). */
+async function transact(gateway: TableGateway, workspace: string, stamp: Stamp | undefined, batch: Batch<Unit>): Promise<void> {
   if (batch.actions.length === 0) return;
-  const actions = [...batch.actions, eventAction(workspace, stamp, batch.changes)];
+  const actions = [...batch.actions];
+  if (batch.changes.length > 0) {
+    if (!stamp) throw new Error("A transaction that records changes needs the write's stamp for its event.");
+    actions.push(eventAction(workspace, stamp, batch.changes));
+  }
   const registry = registration(gateway, workspace, actions.length);
   await gateway.transact(registry ? [...actions, registry] : actions, batch.conditions);
   if (registry) registered(gateway, workspace);
 }
 
-/** Packs the units and commits the transactions, CONCURRENCY at a time; `committed` hears of each. */
-export function commitUnits<U extends Unit>(
-  gateway: TableGateway,
+/** The units as one transaction, not packed (order "one"). */
+function joined<U extends Unit>(workspace: string, units: readonly U[]): Batch<U> {
+  const batch = openBatch<U>();
+  for (const unit of units) place(workspace, batch, unit);
+  return batch;
+}
+
+/** The units' transactions, in parallel, then the finals' (see CommitOptions.finals). */
+async function withFinals<U extends Unit>(
   workspace: string,
-  stamp: Stamp,
   units: readonly U[],
-  committed?: (batch: Batch<U>) => void,
-): Promise<void> {
-  return forEachLimited(pack(workspace, units), CONCURRENCY, async (batch) => {
-    await commitBatch(gateway, workspace, stamp, batch);
-    committed?.(batch);
-  });
-}
-
-/**
- * Commits the units' transactions one after another, in order: for a write whose first unit creates
- * or changes the entity row that every later transaction guards (rule 1), so none can run before it.
- * `keepOrder`: no unit goes into an earlier transaction than the one before it (no gap filling), so
- * the units commit, and their changes reach the feed, exactly in the order given.
- */
-export async function commitInOrder(
-  gateway: TableGateway,
-  workspace: string,
-  stamp: Stamp,
-  units: readonly Unit[],
-  options: { keepOrder?: boolean } = {},
-): Promise<void> {
-  const batches = pack(workspace, units, LIMITS.batchOperations, options.keepOrder ? 1 : OPEN_BATCHES);
-  for (const batch of batches) await commitBatch(gateway, workspace, stamp, batch);
-}
-
-/**
- * Commits `units`, then the `finals` (each one transaction, in parallel): for deletes whose last
- * step, an ETag-checked delete of the row everything hangs off (rules 3 and 4), must come after its
- * dependents. The event row of each transaction costs one operation; to keep the number of
- * transactions what it was before events existed (docs/architecture.md, round trips), the units that
- * no longer fit that many transactions ride in a final instead, when `joins` allows (a final commits
- * its dependents atomically with the row they hang off). Units that fit no final stay a transaction
- * of their own.
- */
-export async function commitWithFinals(
-  gateway: TableGateway,
-  workspace: string,
-  stamp: Stamp,
-  units: readonly Unit[],
-  finals: readonly Unit[],
-  joins: (unit: Unit, final: Unit) => boolean = () => true,
-  committed?: (units: readonly Unit[]) => void,
+  finals: readonly U[],
+  joins: (unit: U, final: U) => boolean,
+  send: (batch: Batch<U>) => Promise<void>,
 ): Promise<void> {
   const before = pack(workspace, units, LIMITS.batchOperations + 1).length; // the packing without event rows
   const batches = pack(workspace, units);
   const overflow = batches.splice(before).flatMap((batch) => batch.units);
   const finalUnits = finals.map((final) => [final]);
-  const left: Unit[] = [];
+  const left: U[] = [];
   for (const unit of overflow) {
     const target = finalUnits.find((group) => joins(unit, group[0]!) && pack(workspace, [...group, unit]).length === 1);
     if (target) target.push(unit);
     else left.push(unit);
   }
   batches.push(...pack(workspace, left));
-  await forEachLimited(batches, CONCURRENCY, async (batch) => {
-    await commitBatch(gateway, workspace, stamp, batch);
-    committed?.(batch.units);
-  });
+  await forEachLimited(batches, CONCURRENCY, send);
   await forEachLimited(finalUnits, CONCURRENCY, async (group) => {
-    await commitInOrder(gateway, workspace, stamp, group);
-    committed?.(group);
+    for (const batch of pack(workspace, group)) await send(batch);
   });
-}
-
-/** One unit (with its guards) as one transaction. */
-export function transactUnit(gateway: TableGateway, workspace: string, stamp: Stamp, unit: Unit): Promise<void> {
-  return commitInOrder(gateway, workspace, stamp, [unit]);
 }
