@@ -45,7 +45,7 @@ export async function inErrorShape(response: Response): Promise<Response> {
   return errorResponse(response.status, { kind, message }, headers);
 }
 
-export function methodNotAllowed(allow: string): Response {
+export function refuseMethod(allow: string): Response {
   return errorResponse(
     405,
     { kind: "MethodNotAllowed", message: `Use ${allow}. This server is stateless: no SSE stream and no sessions.` },
