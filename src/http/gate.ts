@@ -31,7 +31,10 @@ export interface GateOptions<Params> {
   challenge?: boolean;
   /** The route's own URL parameters, read after authentication and before the grant; a ValidationError is a 400. */
   params?: (request: Request) => Params;
-  /** How a refusal is sent; by default as it is (the viewer's page sends itself, with the refusal's status and headers). */
+  /**
+   * How a refusal of the caller (401, 403, 503) is sent; by default as it is (the viewer's page sends itself, with the
+   * refusal's status and headers). A 400 (the URL is wrong, whoever asks) always goes as it is.
+   */
   refused?: (c: Context, refusal: Response) => Response | Promise<Response>;
 }
 
@@ -50,7 +53,10 @@ type Outcome<T> = { ok: true; value: T } | { ok: false; refusal: Response };
 export function gate<Params = undefined>(options: GateOptions<Params>): MiddlewareHandler<Gated<Params>> {
   return async (c, next) => {
     const admitted = await admit(c, options);
-    if (!admitted.ok) return options.refused ? options.refused(c, admitted.refusal) : admitted.refusal;
+    if (!admitted.ok) {
+      const { refusal } = admitted;
+      return options.refused && refusal.status !== 400 ? options.refused(c, refusal) : refusal;
+    }
     c.set("admission", admitted.value);
     await next();
   };

@@ -84,9 +84,11 @@ describe("what a 401 carries", () => {
     expect(refused.headers.get("www-authenticate")).toBeNull();
   });
 
-  test("a refusal can be sent otherwise (the viewer's page sends itself), keeping its status", async () => {
+  test("a refusal of the caller can be sent otherwise (the viewer's page sends itself), keeping its status; a 400 cannot", async () => {
     const app = gatedApp({ refused: (_c, refusal) => new Response(JSON.stringify({ page: true }), { status: refusal.status }) });
     expect(await call(app, "/ws/team-a")).toMatchObject({ status: 401, body: { page: true } });
+    expect(await call(app, "/ws/other", bearer(KEYS.team))).toMatchObject({ status: 403, body: { page: true } });
+    expect(await call(app, "/ws/not%20valid", bearer(KEYS.team))).toMatchObject({ status: 400, body: { error: "ValidationError" } });
   });
 });
 
