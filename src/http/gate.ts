@@ -11,7 +11,7 @@ import { errorResponse } from "./responses.js";
 import { SESSION_COOKIE } from "./viewerSession.js";
 
 /** Who the gate let in, for which workspace, and with what the route's own URL parameters said. */
-export interface Admission<Params> {
+interface Admission<Params> {
   principal: Principal;
   /** The route's `:workspaceName`, validated; undefined on a route without one (/api/mcp). */
   workspace: string | undefined;
@@ -41,7 +41,7 @@ export interface GateOptions<Params> {
 type Outcome<T> = { ok: true; value: T } | { ok: false; refusal: Response };
 
 /**
- * The one gate in front of every route that reads or writes a workspace (docs/authentication.md): the MCP routes and the
+ * The one gate in front of every route that reads or writes a workspace (docs/authentication.md#what-a-caller-may-do): the MCP routes and the
  * viewer's page, session and data routes. In this order, each refusal before anything of the route runs:
  * authenticate (401, or 503 when a token cannot be checked now), validate the route's workspace and parameters (400), check
  * the grant (403: a grant for the route's workspace, or on /api/mcp any grant; tool calls are checked one by one later).

@@ -45,6 +45,7 @@ export async function inErrorShape(response: Response): Promise<Response> {
   return errorResponse(response.status, { kind, message }, headers);
 }
 
+/** The 405 in the one error shape: Hono's method-not-allowed sends it (handler.ts), and so does the invalid-configuration handler. */
 export function refuseMethod(allow: string): Response {
   return errorResponse(
     405,
