@@ -41,8 +41,8 @@ export interface GateOptions<Params> {
 type Outcome<T> = { ok: true; value: T } | { ok: false; refusal: Response };
 
 /**
- * The one gate in front of every route that reads or writes a workspace (docs/authentication.md#what-a-caller-may-do): the MCP routes and the
- * viewer's page, session and data routes. In this order, each refusal before anything of the route runs:
+ * The one gate in front of every route that reads or writes a workspace (docs/authentication.md#what-a-caller-may-do): the
+ * MCP routes and the viewer's page, session and data routes. In this order, each refusal before anything of the route runs:
  * authenticate (401, or 503 when a token cannot be checked now), validate the route's workspace and parameters (400), check
  * the grant (403: a grant for the route's workspace, or on /api/mcp any grant; tool calls are checked one by one later).
  * The Origin checks stand before it (origins.ts). The admitted caller is `c.var.admission`.
