@@ -1,6 +1,6 @@
 import { InvalidSettingsError } from "../config/problems.js";
 import type { FetchHandler } from "./handler.js";
-import { errorResponse, isRead, json, methodNotAllowed } from "./responses.js";
+import { errorResponse, isRead, json, refuseMethod } from "./responses.js";
 import { probeRouteOf } from "./routes.js";
 
 /**
@@ -21,11 +21,11 @@ export function invalidConfigurationHandler(error: unknown, version: string): Fe
   return async (request) => {
     const route = probeRouteOf(new URL(request.url).pathname);
     if (route === "health")
-      return isRead(request) ? json(200, { status: "ok", version, configuration: "invalid" }) : methodNotAllowed(READ_METHODS);
+      return isRead(request) ? json(200, { status: "ok", version, configuration: "invalid" }) : refuseMethod(READ_METHODS);
     if (route === "ready")
       return isRead(request)
         ? json(503, { status: "unavailable", reason: `Invalid configuration: ${summary}.` })
-        : methodNotAllowed(READ_METHODS);
+        : refuseMethod(READ_METHODS);
     return errorResponse(503, {
       kind: "InvalidConfiguration",
       message: `This server's settings are invalid, so it serves no requests until an operator fixes them: ${summary}.`,

@@ -4,13 +4,26 @@ import { limitBatch } from "./batchLimits.js";
 import { withDeadline } from "./deadline.js";
 import { inErrorShape } from "./responses.js";
 
+/** What every MCP exchange of this server shares, whoever the caller: the handler's dependencies carry it. */
+export interface ExchangeDeps {
+  memory: McpContext["memory"];
+  version: string;
+  instrument?: McpContext["instrument"];
+  /** After this long an MCP request is answered with a JSON-RPC error and its server closed (MEMORY_REQUEST_TIMEOUT_MS). */
+  requestTimeoutMs: number;
+}
+
+/** Who an exchange serves and what it offers them: the gated route decides. */
+export type ExchangeCaller = Pick<McpContext, "principal" | "boundWorkspace" | "toolsets" | "tools">;
+
 /**
  * Stateless MCP: a fresh server and transport for one request, JSON responses, no sessions, the batch limits of
  * batchLimits.ts and the request deadline. Every route that speaks MCP (the MCP routes, the viewer's read-only data
- * route) answers through here, after its own authentication and grant checks.
+ * route) answers through here, after the gate (gate.ts) let its caller in.
  */
-export async function answerMcp(request: Request, context: McpContext, requestTimeoutMs: number): Promise<Response> {
-  const server = createMcpServer(context);
+export async function answerMcp(request: Request, deps: ExchangeDeps, caller: ExchangeCaller): Promise<Response> {
+  const { memory, version, instrument, requestTimeoutMs } = deps;
+  const server = createMcpServer({ memory, version, ...(instrument ? { instrument } : {}), ...caller });
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   await server.connect(transport);
   const batch = limitBatch(transport);

@@ -85,3 +85,19 @@ export const loopbackHostOnly: MiddlewareHandler = async (c, next) => {
   }
   await next();
 };
+
+/**
+ * The viewer's page calls only its own origin. A POST to its session or data route from any other origin is refused
+ * before anything runs, so no other site can spend a viewer's cookie (SameSite=Strict already keeps the browser from
+ * sending it cross-site).
+ */
+export function ownOriginOnly(settings: AuthSettings): MiddlewareHandler {
+  const publicOrigin = settings.publicUrl !== undefined ? new URL(settings.publicUrl).origin : undefined;
+  return async (c, next) => {
+    const origin = c.req.header("origin");
+    if (origin !== undefined && origin !== new URL(c.req.url).origin && origin !== publicOrigin) {
+      return errorResponse(403, { kind: "Forbidden", message: `The viewer answers only its own pages, not requests from ${origin}.` });
+    }
+    await next();
+  };
+}

@@ -45,7 +45,8 @@ export async function inErrorShape(response: Response): Promise<Response> {
   return errorResponse(response.status, { kind, message }, headers);
 }
 
-export function methodNotAllowed(allow: string): Response {
+/** The 405 in the one error shape: Hono's method-not-allowed sends it (handler.ts), and so does the invalid-configuration handler. */
+export function refuseMethod(allow: string): Response {
   return errorResponse(
     405,
     { kind: "MethodNotAllowed", message: `Use ${allow}. This server is stateless: no SSE stream and no sessions.` },

@@ -1,9 +1,9 @@
 import { METADATA_PREFIX } from "./auth/resourceMetadata.js";
 
 /**
- * The routes (docs/usage.md#routes), as data: each path pattern in Hono syntax. handler.ts gives each its methods; every
- * other method on a known path is 405 with `Allow`, and an unknown path a JSON 404. HEAD is answered wherever GET is (Hono
- * runs the GET handler without the body).
+ * The routes (docs/usage.md#routes), as data: each path pattern in Hono syntax. handler.ts and viewer.ts give each its
+ * methods; every other method on a known path is 405 with `Allow` (Hono's method-not-allowed, which reads the methods off
+ * the routes), and an unknown path a JSON 404. HEAD is answered wherever GET is (Hono runs the GET handler without the body).
  */
 export const ROUTE_PATHS = {
   health: ["/api/health"],
@@ -16,7 +16,7 @@ export const ROUTE_PATHS = {
   viewerSession: ["/api/workspaces/:workspaceName/view/session"],
   viewerData: ["/api/workspaces/:workspaceName/view/mcp"],
   viewerAssets: ["/api/viewer/:file"],
-} as const;
+} satisfies Record<string, string[]>;
 
 /**
  * Which probe route a path is, for the invalid-configuration handler, which answers health and readiness without the app
@@ -24,8 +24,8 @@ export const ROUTE_PATHS = {
  */
 export function probeRouteOf(path: string): "health" | "ready" | undefined {
   const bare = path.length > 1 ? path.replace(/\/$/, "") : path;
-  if ((ROUTE_PATHS.health as readonly string[]).includes(bare)) return "health";
-  if ((ROUTE_PATHS.ready as readonly string[]).includes(bare)) return "ready";
+  if (ROUTE_PATHS.health.includes(bare)) return "health";
+  if (ROUTE_PATHS.ready.includes(bare)) return "ready";
   return undefined;
 }
 

@@ -36,3 +36,8 @@ export function metadataDocument(resource: string, settings: AuthSettings): Reco
     resource_name: "central-memory-mcp",
   };
 }
+
+/** A response that names this server by the request's Host header (no public URL is configured) varies with it. */
+export function variesWithHost(settings: AuthSettings): Record<string, string> {
+  return settings.publicUrl !== undefined ? {} : { vary: "Host" };
+}
