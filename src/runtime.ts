@@ -7,6 +7,7 @@ import { tableCursorKey } from "./storage/cursorKey.js";
 import { TableGraphStore } from "./storage/tableGraphStore.js";
 import { TableIndexSource } from "./storage/reads/indexSource.js";
 import { IndexRegistry } from "./search/registry.js";
+import { ScanningGraphIndex } from "./search/scanningIndex.js";
 import { DEFAULT_INDEX_MAX_MB } from "./config/table.js";
 
 /**
@@ -47,13 +48,22 @@ export function runtimeFrom(settings: Settings, options: Omit<RuntimeOptions, "d
   return { settings, storage, memory: createMemory(storage, { cursorKey, indexMaxBytes: settings.indexMaxBytes }), instrument, cursorKey };
 }
 
-/** The domain over Table Storage, with this instance's workspace indexes (docs/search.md). */
+/**
+ * The domain over Table Storage. Its whole-workspace reads go through one GraphIndex, chosen here:
+ * "kept" (the default, every door: the CLI too, whose export pages and bench reads rely on one build per
+ * process) keeps this instance's workspace indexes, built once and brought current by the feed's tail
+ * (docs/search.md); "scanning" keeps nothing, scanning per answer and walking storage per entity.
+ */
 export function createMemory(
   storage: StorageConnection,
   {
     cursorKey = tableCursorKey(storage),
     indexMaxBytes = DEFAULT_INDEX_MAX_MB * 1024 * 1024,
-  }: { cursorKey?: CursorKeyProvider; indexMaxBytes?: number } = {},
+    index = "kept",
+  }: { cursorKey?: CursorKeyProvider; indexMaxBytes?: number; index?: "kept" | "scanning" } = {},
 ): MemoryService {
-  return new MemoryService(new TableGraphStore(storage), cursorKey, new IndexRegistry(new TableIndexSource(storage), indexMaxBytes));
+  const store = new TableGraphStore(storage);
+  const source = new TableIndexSource(storage);
+  const graphIndex = index === "kept" ? new IndexRegistry(source, indexMaxBytes) : new ScanningGraphIndex(source, store.traversal);
+  return new MemoryService(store, cursorKey, graphIndex);
 }

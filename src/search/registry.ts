@@ -44,6 +44,15 @@ export class IndexRegistry implements GraphIndex {
     return (await this.current(workspace)).tagUsage();
   }
 
+  /** Straight from storage, whether or not an index of the workspace is held (GraphIndex.scanNodes says why). */
+  scanNodes(workspace: string) {
+    return this.source.scanNodes(workspace);
+  }
+
+  scanTags(workspace: string) {
+    return this.source.scanTags(workspace);
+  }
+
   async searchEntities(workspace: string, query: EntitySearch, page: PageRequest) {
     return (await this.current(workspace)).searchEntities(query, page);
   }

@@ -4,6 +4,7 @@ import type { MergeReport } from "../rules/curationModel.js";
 import { ConflictError, MemoryError, ValidationError } from "../model/errors.js";
 import { LIMITS } from "../model/limits.js";
 import type { Actor } from "../model/model.js";
+import type { GraphIndex } from "../ports/graphIndex.js";
 import type { GraphStore } from "../ports/store.js";
 
 type Args<K extends BatchOp["op"]> = Extract<BatchOp, { op: K }>["args"];
@@ -40,6 +41,7 @@ const MAX_MERGE_SOURCES = 20;
 export class CurationService {
   constructor(
     private readonly store: GraphStore,
+    private readonly index: Pick<GraphIndex, "scanNodes">,
     private readonly memory: OperationRunner,
   ) {}
 
@@ -83,8 +85,8 @@ export class CurationService {
   }
 
   /**
-   * Candidate duplicate pairs (duplicates.ts), best first. The workspace is read in one scan, behind
-   * candidatesOf, so a cheaper source (an index) can take its place.
+   * Candidate duplicate pairs (duplicates.ts), best first. The workspace is read in one streamed scan
+   * (GraphIndex.scanNodes), one entity held at a time while its candidate is made.
    */
   async detectDuplicates(
     workspace: string,
@@ -133,7 +135,7 @@ export class CurationService {
 
   private async candidatesOf(workspace: string): Promise<DuplicateCandidate[]> {
     const candidates: DuplicateCandidate[] = [];
-    for await (const { entity, relations } of this.store.scanEntities(workspace)) {
+    for await (const { entity, relations } of this.index.scanNodes(workspace)) {
       const neighbours = relations.flatMap((relation) => [relation.fromEntityId, relation.toEntityId]).filter((id) => id !== entity.id);
       candidates.push({ id: entity.id, name: entity.name, entityType: entity.entityType, observations: entity.observations, neighbours });
     }

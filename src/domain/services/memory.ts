@@ -3,7 +3,6 @@ import { NotFoundError, ValidationError } from "../model/errors.js";
 import { entityId, isGuid, relationId, relationIds, relationWrite } from "../model/ids.js";
 import { LIMITS } from "../model/limits.js";
 import type { Actor, Direction, Entity, EntityNode, GraphPage, ReadMode, Relation } from "../model/model.js";
-import { topMatches } from "../rules/search.js";
 import { importGraph, type ImportInput, type ImportProgress, type ImportReport } from "./importGraph.js";
 import type { EntitySummary, GraphStore } from "../ports/store.js";
 import { subgraph } from "../rules/subgraph.js";
@@ -21,7 +20,6 @@ import {
   type NeighborRequest,
   type PathRequest,
   type PathResult,
-  type TraversalPort,
 } from "../rules/navigation.js";
 import { WorkspaceService } from "./workspaceService.js";
 import type { GraphIndex } from "../ports/graphIndex.js";
@@ -86,38 +84,31 @@ export class MemoryService {
   readonly curation: CurationService;
 
   /** Ranked search and stats from the workspace index (docs/search.md). */
-  readonly search: SearchService | undefined;
+  readonly search: SearchService;
 
   /**
    * `cursorKey` signs read_graph cursors; it must be the same on every instance of a deployment.
-   * `index`, when given, answers the whole-workspace reads (read_graph, search_nodes, all tags, tag usage) and the search tools.
+   * `index` answers every whole-workspace read (read_graph, search_nodes, all tags, tag usage, the duplicates scan, the
+   * search tools) and the traversals: a kept index or a scanning one, chosen at composition (src/runtime.ts).
    */
   constructor(
     private readonly store: GraphStore,
     cursorKey: CursorKeyProvider,
-    private readonly index?: GraphIndex,
+    private readonly index: GraphIndex,
   ) {
     this.tags = new TagService(store.tags, index);
     this.cursors = new CursorCodec(cursorKey);
     this.history = new HistoryService(store, this.cursors);
     this.workspaces = new WorkspaceService(store.workspaces);
-    this.curation = new CurationService(store, this);
-    this.search = index ? new SearchService(index, this.cursors) : undefined;
+    this.curation = new CurationService(store, index, this);
+    this.search = new SearchService(index, this.cursors);
   }
 
   /** The neighbourhood of one entity (docs/navigate.md#get_neighbors); see navigation.ts for its cost. */
   async getNeighbors(workspace: string, ref: EntityRef, options: NeighborRequest): Promise<Neighborhood> {
     const id = this.idOf(workspace, ref, { id: "entityId", name: "entityName" });
     const request = checkNeighborRequest(options);
-    return neighbors(await this.traversal(workspace), workspace, { id, label: ref.name ?? id }, request);
-  }
-
-  /**
-   * The port a traversal runs on: the workspace index, current as of this call (one request for the
-   * whole walk), or without an index one storage range read per entity (docs/navigate.md).
-   */
-  private traversal(workspace: string): Promise<TraversalPort> {
-    return this.index ? this.index.traversal(workspace) : Promise.resolve(this.store.traversal);
+    return neighbors(await this.index.traversal(workspace), workspace, { id, label: ref.name ?? id }, request);
   }
 
   /** The shortest path between two entities (docs/navigate.md#find_path). */
@@ -127,7 +118,7 @@ export class MemoryService {
     const request = checkPathRequest(options);
     checkDistinctEnds(fromId, toId);
     return shortestPath(
-      await this.traversal(workspace),
+      await this.index.traversal(workspace),
       workspace,
       { id: fromId, label: from.name ?? fromId },
       { id: toId, label: to.name ?? toId },
@@ -225,7 +216,7 @@ export class MemoryService {
     }
     const scope = { workspace, mode: options.mode ?? "full" };
     const after = options.cursor === undefined ? undefined : await this.cursors.decode(scope, options.cursor);
-    const page = await (this.index ?? this.store).readGraph(workspace, { limit: options.limit, after, mode: scope.mode });
+    const page = await this.index.readGraph(workspace, { limit: options.limit, after, mode: scope.mode });
     return {
       entities: page.entities,
       relations: page.relations,
@@ -373,7 +364,7 @@ export class MemoryService {
 
   /** Merges a graph file (server-memory's format, parsed) into the workspace; see importGraph. */
   importGraph(workspace: string, actor: Actor, input: ImportInput, onProgress?: ImportProgress): Promise<ImportReport> {
-    return importGraph(this.store, workspace, actor, input, onProgress);
+    return importGraph(this.store, this.index, workspace, actor, input, onProgress);
   }
 
   /**
@@ -388,8 +379,7 @@ export class MemoryService {
   ): Promise<{ entities: Entity[]; relations: Relation[] }> {
     checkLimit(limit, "limit");
     checkQuery(query, "query");
-    if (this.index) return subgraph(await this.index.searchNodes(workspace, query, limit));
-    return subgraph(await topMatches(this.store.scanEntities(workspace), query, limit));
+    return subgraph(await this.index.searchNodes(workspace, query, limit));
   }
 
   /**

@@ -1,6 +1,5 @@
 import { z } from "zod";
 import { defineTool } from "../tool.js";
-import { searchOf } from "../searchShapes.js";
 
 const counted = (key: string) => z.array(z.object({ [key]: z.string(), count: z.number() }));
 
@@ -31,6 +30,6 @@ export const getStats = defineTool({
   },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async handler(_args, { memory, workspace }) {
-    return { workspaceName: workspace, ...(await searchOf(memory).stats(workspace)) };
+    return { workspaceName: workspace, ...(await memory.search.stats(workspace)) };
   },
 });

@@ -5,7 +5,7 @@ import { checkMaxChars } from "../../domain/model/budget.js";
 import { maxCharsInput, truncationOutput, withinPageBudget } from "../budgets.js";
 import { defineTool } from "../tool.js";
 import { entityType, resultLimit, tagNames } from "../schemas.js";
-import { entityHitsOutput, searchOf, toEntityHits } from "../searchShapes.js";
+import { entityHitsOutput, toEntityHits } from "../searchShapes.js";
 
 export const searchEntities = defineTool({
   name: "search_entities",
@@ -33,7 +33,7 @@ export const searchEntities = defineTool({
   async handler(args, { memory, workspace, toolsets }) {
     const { maxChars, ...input } = args;
     if (maxChars !== undefined) checkMaxChars(maxChars);
-    const page = await searchOf(memory).searchEntities(workspace, input);
+    const page = await memory.search.searchEntities(workspace, input);
     return withinPageBudget(toEntityHits(workspace, page, toolsets.has("tags")), "hits", maxChars, (i) =>
       page.cursorAfter(page.hits[i]!.entity.id),
     );

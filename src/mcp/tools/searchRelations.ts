@@ -5,7 +5,7 @@ import { checkMaxChars } from "../../domain/model/budget.js";
 import { maxCharsInput, truncationOutput, withinPageBudget } from "../budgets.js";
 import { defineTool } from "../tool.js";
 import { entityName, entityType, relationType, resultLimit } from "../schemas.js";
-import { relationsOutput, searchOf, toRelations } from "../searchShapes.js";
+import { relationsOutput, toRelations } from "../searchShapes.js";
 
 export const searchRelations = defineTool({
   name: "search_relations",
@@ -30,7 +30,7 @@ export const searchRelations = defineTool({
   async handler(args, { memory, workspace }) {
     const { maxChars, ...input } = args;
     if (maxChars !== undefined) checkMaxChars(maxChars);
-    const page = await searchOf(memory).searchRelations(workspace, input);
+    const page = await memory.search.searchRelations(workspace, input);
     return withinPageBudget(toRelations(workspace, page), "relations", maxChars, (i) => page.cursorAfter(page.relations[i]!.id));
   },
 });
