@@ -1,7 +1,7 @@
 import { Hono, type Context, type MiddlewareHandler } from "hono";
 import { accessTo, strongestAccess, type Principal } from "../domain/model/access.js";
 import { presentError, ValidationError } from "../domain/model/errors.js";
-import type { MemoryService } from "../domain/services/memory.js";
+import type { Services } from "../domain/services/services.js";
 import { assertWorkspaceName } from "../domain/model/validation.js";
 import type { ToolInstrument } from "../mcp/instrument.js";
 import type { Toolsets } from "../mcp/tool.js";
@@ -17,7 +17,7 @@ import { isMcpRoute, ROUTE_PATHS } from "./routes.js";
 import { serveViewer } from "./viewer.js";
 
 export interface HandlerDeps {
-  memory: MemoryService;
+  services: Services;
   readiness: ReadinessProbe;
   version: string;
   auth: { settings: AuthSettings; authenticate: Authenticate };
@@ -130,7 +130,7 @@ async function mcp(request: Request, deps: HandlerDeps, path: string, workspace:
   if (denied) return errorResponse(403, { kind: "Forbidden", message: denied });
 
   const context = {
-    memory: deps.memory,
+    services: deps.services,
     version: deps.version,
     principal,
     toolsets,

@@ -7,7 +7,7 @@ import { assertWorkspaceName } from "../domain/model/validation.js";
 import { ALL_TOOLS } from "../mcp/tools/index.js";
 import { ALL_TOOLSETS } from "../mcp/toolsets.js";
 import type { AuthSettings } from "../config/auth.js";
-import type { MemoryService } from "../domain/services/memory.js";
+import type { Services } from "../domain/services/services.js";
 import type { ToolInstrument } from "../mcp/instrument.js";
 import type { Authenticate } from "./auth/authenticate.js";
 import { answerMcp } from "./mcpExchange.js";
@@ -37,7 +37,7 @@ const READ_ONLY_TOOLS = ALL_TOOLS.filter((tool) => tool.annotations.readOnlyHint
 
 /** What the viewer's routes use of the handler's dependencies (docs/viewer.md). */
 interface ViewerDeps {
-  memory: MemoryService;
+  services: Services;
   version: string;
   auth: { settings: AuthSettings; authenticate: Authenticate };
   instrument?: ToolInstrument;
@@ -101,7 +101,7 @@ export function serveViewer(app: Hono, deps: ViewerDeps): void {
     // The page reads: the caller's grant is narrowed to reading this one workspace, and only read-only tools exist here.
     const principal: Principal = { ...viewer.principal, grants: [{ workspaces: [workspace], access: "read" }] };
     const context = {
-      memory: deps.memory,
+      services: deps.services,
       version: deps.version,
       principal,
       boundWorkspace: workspace,

@@ -11,7 +11,7 @@ import { z } from "zod";
 import { accessTo, strongestAccess, type Principal } from "../domain/model/access.js";
 import { allows, authorize } from "./authorize.js";
 import { ForbiddenError, presentError, ValidationError } from "../domain/model/errors.js";
-import type { MemoryService } from "../domain/services/memory.js";
+import type { Services } from "../domain/services/services.js";
 import { registerResources } from "./resources.js";
 import { resolveWorkspace } from "./workspace.js";
 import { errorOutput, workspaceName as workspaceNameField } from "./schemas.js";
@@ -23,7 +23,7 @@ import { ALL_TOOLSETS, notOffered, offers } from "./toolsets.js";
 const SERVER_NAME = "central-memory-mcp";
 
 export interface McpContext {
-  memory: MemoryService;
+  services: Services;
   version: string;
   /** Set on /api/workspaces/{ws}/mcp: tools act on this workspace and workspaceName becomes optional. */
   boundWorkspace?: string;
@@ -93,7 +93,7 @@ export function createMcpServer(context: McpContext): Server {
       const actor = { principal: principal.id, tool: tool.name };
       const notes: string[] = [];
       const note = (text: string) => void notes.push(text);
-      const structured = await tool.handler(args, { memory: context.memory, workspace, principal, actor, toolsets, note });
+      const structured = await tool.handler(args, { services: context.services, workspace, principal, actor, toolsets, note });
       return {
         structuredContent: structured,
         content: [
@@ -111,7 +111,12 @@ export function createMcpServer(context: McpContext): Server {
       callTool(request),
     ),
   );
-  registerResources(server, { memory: context.memory, principal, toolsets, ...(boundWorkspace !== undefined ? { boundWorkspace } : {}) });
+  registerResources(server, {
+    services: context.services,
+    principal,
+    toolsets,
+    ...(boundWorkspace !== undefined ? { boundWorkspace } : {}),
+  });
   return server;
 }
 

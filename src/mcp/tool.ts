@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { Principal } from "../domain/model/access.js";
-import type { MemoryService } from "../domain/services/memory.js";
+import type { Services } from "../domain/services/services.js";
 import type { Actor } from "../domain/model/model.js";
 
 /**
@@ -26,7 +26,8 @@ interface ToolAnnotations {
 
 /** What a tool handler may use. The workspace is already resolved, validated and authorized. */
 interface ToolContext {
-  memory: MemoryService;
+  /** The domain, one service per toolset: a tool calls its own toolset's service. */
+  services: Services;
   workspace: string;
   /** The authenticated caller; access was already checked. */
   principal: Principal;

@@ -20,7 +20,7 @@ export const addObservations = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   exactOutputSchema: true,
   text: (result) => indentedJson(result.results),
-  async handler(args, { memory, workspace, actor }) {
-    return { results: await memory.addObservations(workspace, actor, args.observations) };
+  async handler(args, { services, workspace, actor }) {
+    return { results: await services.graph.addObservations(workspace, actor, args.observations) };
   },
 });

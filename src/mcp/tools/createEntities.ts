@@ -13,7 +13,7 @@ export const createEntities = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   exactOutputSchema: true,
   text: (result) => indentedJson(result.entities),
-  async handler(args, { memory, workspace, actor }) {
-    return { entities: await memory.createEntities(workspace, actor, args.entities) };
+  async handler(args, { services, workspace, actor }) {
+    return { entities: await services.graph.createEntities(workspace, actor, args.entities) };
   },
 });

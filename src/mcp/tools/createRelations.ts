@@ -13,7 +13,7 @@ export const createRelations = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   exactOutputSchema: true,
   text: (result) => indentedJson(result.relations),
-  async handler(args, { memory, workspace, actor }) {
-    return { relations: await memory.createRelations(workspace, actor, args.relations) };
+  async handler(args, { services, workspace, actor }) {
+    return { relations: await services.graph.createRelations(workspace, actor, args.relations) };
   },
 });

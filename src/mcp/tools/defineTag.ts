@@ -17,7 +17,7 @@ export const defineTag = defineTool({
   },
   output: { tag: tagDefinition, created: z.boolean().describe("true if the tag did not exist before this call") },
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  async handler(args, { memory, workspace, actor }) {
-    return memory.tags.defineTag(workspace, actor, args);
+  async handler(args, { services, workspace, actor }) {
+    return services.tags.defineTag(workspace, actor, args);
   },
 });

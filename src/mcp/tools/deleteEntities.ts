@@ -15,8 +15,8 @@ export const deleteEntities = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   exactOutputSchema: true,
   text: (result) => result.message,
-  async handler(args, { memory, workspace, actor }) {
-    await memory.deleteEntities(workspace, actor, args.entityNames);
+  async handler(args, { services, workspace, actor }) {
+    await services.graph.deleteEntities(workspace, actor, args.entityNames);
     return { success: true, message: MESSAGE };
   },
 });

@@ -22,8 +22,8 @@ export const deleteObservations = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   exactOutputSchema: true,
   text: (result) => result.message,
-  async handler(args, { memory, workspace, actor }) {
-    await memory.deleteObservations(workspace, actor, args.deletions);
+  async handler(args, { services, workspace, actor }) {
+    await services.graph.deleteObservations(workspace, actor, args.deletions);
     return { success: true, message: MESSAGE };
   },
 });

@@ -15,8 +15,8 @@ export const deleteRelations = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   exactOutputSchema: true,
   text: (result) => result.message,
-  async handler(args, { memory, workspace, actor }) {
-    await memory.deleteRelations(workspace, actor, args.relations);
+  async handler(args, { services, workspace, actor }) {
+    await services.graph.deleteRelations(workspace, actor, args.relations);
     return { success: true, message: MESSAGE };
   },
 });

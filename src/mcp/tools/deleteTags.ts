@@ -16,8 +16,8 @@ export const deleteTags = defineTool({
     unlinkedObservations: z.number().int().describe("Observation tag links removed."),
   },
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
-  async handler(args, { memory, workspace, actor }) {
-    const result = await memory.tags.deleteTags(workspace, actor, args.tagNames);
+  async handler(args, { services, workspace, actor }) {
+    const result = await services.tags.deleteTags(workspace, actor, args.tagNames);
     return { deletedTags: result.deleted, unlinkedEntities: result.entities, unlinkedObservations: result.observations };
   },
 });

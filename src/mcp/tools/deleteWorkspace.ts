@@ -13,8 +13,8 @@ export const deleteWorkspace = defineTool({
   input: { confirm: z.string().describe("The workspace name again, exactly: guards against deleting the wrong workspace.") },
   output: { success: z.literal(true), workspaceName: z.string(), rowsDeleted: z.number() },
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
-  async handler(args, { memory, workspace, actor }) {
-    const { rowsDeleted } = await memory.workspaces.delete(workspace, args.confirm, actor);
+  async handler(args, { services, workspace, actor }) {
+    const { rowsDeleted } = await services.admin.delete(workspace, args.confirm, actor);
     return { success: true as const, workspaceName: workspace, rowsDeleted };
   },
 });

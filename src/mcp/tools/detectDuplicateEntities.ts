@@ -24,7 +24,7 @@ export const detectDuplicateEntities = defineTool({
     entities: z.number().describe("How many entities were considered."),
   },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  handler(args, { memory, workspace }) {
-    return memory.curation.detectDuplicates(workspace, args);
+  handler(args, { services, workspace }) {
+    return services.curate.detectDuplicates(workspace, args);
   },
 });

@@ -74,8 +74,8 @@ export const executeBatch = defineTool({
     digest: z.string().optional().describe("Present instead of results when a replayed answer was too large to keep."),
   },
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
-  async handler(args, { memory, workspace, actor }) {
-    const answer = await memory.curation.executeBatch(workspace, actor, args.operations.map(toBatchOp), {
+  async handler(args, { services, workspace, actor }) {
+    const answer = await services.curate.executeBatch(workspace, actor, args.operations.map(toBatchOp), {
       atomic: args.atomic ?? false,
       ...(args.requestId !== undefined ? { requestId: args.requestId } : {}),
     });

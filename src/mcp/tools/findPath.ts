@@ -38,13 +38,13 @@ export const findPath = defineTool({
     visitedEntities: z.number().describe(`Entities whose relations the search read (at most ${LIMITS.pathVisitedEntities}).`),
   },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  async handler(args, { memory, workspace }) {
+  async handler(args, { services, workspace }) {
     const options = {
       ...(args.maxDepth !== undefined ? { maxDepth: args.maxDepth } : {}),
       ...(args.direction !== undefined ? { direction: args.direction } : {}),
       ...(args.relationTypes !== undefined ? { relationTypes: args.relationTypes } : {}),
     };
-    const result = await memory.findPath(workspace, { name: args.from }, { name: args.to }, options);
+    const result = await services.navigate.findPath(workspace, { name: args.from }, { name: args.to }, options);
     if (!result.found) {
       const hops = args.maxDepth ?? LIMITS.pathDepth;
       const message =

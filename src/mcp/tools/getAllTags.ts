@@ -12,7 +12,7 @@ export const getAllTags = defineTool({
   input: {},
   output: { tags: z.array(tagDefinition) },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  async handler(_args, { memory, workspace }) {
-    return { tags: await memory.tags.allTags(workspace) };
+  async handler(_args, { services, workspace }) {
+    return { tags: await services.tags.allTags(workspace) };
   },
 });

@@ -26,7 +26,7 @@ export const getChanges = defineTool({
   },
   output: eventsOutput,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  async handler(args, { memory, workspace }) {
-    return toEventsOutput(workspace, await memory.history.changes(workspace, args));
+  async handler(args, { services, workspace }) {
+    return toEventsOutput(workspace, await services.history.changes(workspace, args));
   },
 });

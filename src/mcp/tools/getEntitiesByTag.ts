@@ -24,8 +24,8 @@ export const getEntitiesByTag = defineTool({
     relations: z.array(officialRelation),
   },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  async handler(args, { memory, workspace }) {
-    const { total, ...graph } = await memory.tags.entitiesByTag(workspace, args.tagName, args.limit);
+  async handler(args, { services, workspace }) {
+    const { total, ...graph } = await services.tags.entitiesByTag(workspace, args.tagName, args.limit);
     return { tagName: args.tagName, total, ...toOfficialGraph(graph, true) };
   },
 });

@@ -14,9 +14,9 @@ export const getEntityHistory = defineTool({
   input: { entityName: entityName.optional(), entityId: entityId.optional(), ...pageInput },
   output: eventsOutput,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  async handler(args, { memory, workspace }) {
+  async handler(args, { services, workspace }) {
     if (args.entityId === undefined && args.entityName === undefined) throw new ValidationError("Give entityName or entityId.");
-    const page = await memory.entityHistory(
+    const page = await services.history.entityHistory(
       workspace,
       { id: args.entityId, name: args.entityName },
       { limit: args.limit, cursor: args.cursor },

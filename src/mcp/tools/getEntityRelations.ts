@@ -40,12 +40,12 @@ export const getEntityRelations = defineTool({
     ),
   },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  async handler(args, { memory, workspace }) {
+  async handler(args, { services, workspace }) {
     const {
       entityId: id,
       entity,
       relations,
-    } = await memory.getEntityRelations(workspace, { id: args.entityId, name: args.entityName }, args.direction, args.asOf);
+    } = await services.core.getEntityRelations(workspace, { id: args.entityId, name: args.entityName }, args.direction, args.asOf);
     return {
       success: true as const,
       workspaceName: workspace,

@@ -41,13 +41,13 @@ export const getNeighbors = defineTool({
     ...truncationOutput,
   },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  async handler(args, { memory, workspace, toolsets }) {
+  async handler(args, { services, workspace, toolsets }) {
     const { cursor, maxChars, entityName: name, entityId: id, ...options } = args;
     if (maxChars !== undefined) checkMaxChars(maxChars);
     // The cursor holds for exactly these arguments: a position in this walk's order.
     const scope = { workspace, tool: "get_neighbors" as const, mode: JSON.stringify({ name, id, ...options }) };
-    const offset = cursor === undefined ? 0 : Number(await memory.cursors.decode(scope, cursor));
-    const hood = await memory.getNeighbors(workspace, { name, id }, options);
+    const offset = cursor === undefined ? 0 : Number(await services.cursors.decode(scope, cursor));
+    const hood = await services.navigate.getNeighbors(workspace, { name, id }, options);
     const position = new Map(hood.entities.map(({ entity }, i) => [entity.id, i]));
     // A relation is listed with the later of its endpoints, so following the cursor lists each once.
     const listedAt = (r: { fromEntityId: string; toEntityId: string }) =>
@@ -65,7 +65,7 @@ export const getNeighbors = defineTool({
           entities: page.map(({ entity, distance }, i) => ({ ...shown[i]!, id: entity.id, distance })),
           relations: hood.relations.filter((r) => listedAt(r) >= offset && listedAt(r) < end).map(relationEndsOf),
           ...(hood.limited ? { limited: true as const } : {}),
-          ...(end < hood.entities.length ? { truncated: true as const, cursor: await memory.cursors.encode(scope, String(end)) } : {}),
+          ...(end < hood.entities.length ? { truncated: true as const, cursor: await services.cursors.encode(scope, String(end)) } : {}),
         };
       },
     });

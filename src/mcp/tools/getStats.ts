@@ -29,7 +29,7 @@ export const getStats = defineTool({
     lastWriteAt: z.string().optional(),
   },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  async handler(_args, { memory, workspace }) {
-    return { workspaceName: workspace, ...(await memory.search.stats(workspace)) };
+  async handler(_args, { services, workspace }) {
+    return { workspaceName: workspace, ...(await services.search.stats(workspace)) };
   },
 });

@@ -19,8 +19,8 @@ export const getTagUsage = defineTool({
     ),
   },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  async handler(_args, { memory, workspace }) {
-    const usage = await memory.tags.usage(workspace);
+  async handler(_args, { services, workspace }) {
+    const usage = await services.tags.usage(workspace);
     return {
       tags: usage.map((tag) => ({
         name: tag.name,

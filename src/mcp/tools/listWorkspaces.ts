@@ -22,8 +22,8 @@ export const listWorkspaces = defineTool({
   },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   noWorkspace: true,
-  async handler(_args, { memory, principal }) {
-    const listed = await memory.workspaces.list(principal);
+  async handler(_args, { services, principal }) {
+    const listed = await services.admin.list(principal);
     return {
       workspaces: listed.map(({ name, access, entities, lastWriteAt, registeredAt }) => ({
         workspaceName: name,

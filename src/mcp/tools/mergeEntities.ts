@@ -34,8 +34,8 @@ export const mergeEntities = defineTool({
     tags: z.object({ moved: z.number(), droppedDuplicates: z.number() }),
   },
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
-  async handler(args, { memory, workspace, actor }) {
-    const report = await memory.curation.mergeEntities(workspace, actor, {
+  async handler(args, { services, workspace, actor }) {
+    const report = await services.curate.mergeEntities(workspace, actor, {
       target: { name: args.target },
       sources: args.sources.map((name) => ({ name })),
       dryRun: args.dryRun ?? false,

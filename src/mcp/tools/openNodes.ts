@@ -21,9 +21,9 @@ export const openNodes = defineTool({
     ),
   },
   ...officialGraphAnswer,
-  async handler(args, { memory, workspace, toolsets, note }) {
+  async handler(args, { services, workspace, toolsets, note }) {
     if (args.maxChars !== undefined) checkMaxChars(args.maxChars);
-    const graph = await memory.openNodes(workspace, args.names, args.asOf);
+    const graph = await services.graph.openNodes(workspace, args.names, args.asOf);
     if (args.maxChars === undefined) return toOfficialGraph(graph, toolsets.has("tags"));
     const position = new Map(graph.entities.map((entity, i) => [entity.id, i]));
     // A relation to an entity not returned yet waits for the call that returns it, so each is listed once.

@@ -31,13 +31,13 @@ export const readGraph = defineTool({
   },
   output: { ...graphOutput, truncated: truncationOutput.truncated },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  async handler(args, { memory, workspace, toolsets }) {
+  async handler(args, { services, workspace, toolsets }) {
     const mode = args.mode ?? "full";
     if (args.maxChars !== undefined) checkMaxChars(args.maxChars);
     if (args.maxChars !== undefined && args.asOf !== undefined) {
       throw new ValidationError("maxChars pages the current graph; asOf reads the whole past graph at once. Omit one of them.");
     }
-    const page = await memory.readGraph(workspace, { limit: args.limit, cursor: args.cursor, mode, asOf: args.asOf });
+    const page = await services.graph.readGraph(workspace, { limit: args.limit, cursor: args.cursor, mode, asOf: args.asOf });
     const output = toGraphOutput(workspace, page, mode, toolsets.has("tags"));
     if (args.maxChars === undefined) return output;
     // In storage order (by id), so that a cut page continues after the last entity it holds, and each relation comes with its source.
@@ -56,7 +56,7 @@ export const readGraph = defineTool({
           entities: entities.slice(0, end),
           relations: output.relations.filter((relation) => kept.has(relation.fromEntityId)),
           truncated: true as const,
-          cursor: await memory.cursors.encode({ workspace, mode }, entities[end - 1]!.id),
+          cursor: await services.cursors.encode({ workspace, mode }, entities[end - 1]!.id),
         };
       },
     });

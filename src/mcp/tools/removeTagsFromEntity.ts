@@ -12,10 +12,10 @@ export const removeTagsFromEntity = defineTool({
   input: { entityName, tagNames },
   output: { entityName: z.string(), removedTags: z.array(z.string()).describe("The tags the entity carried and no longer does.") },
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
-  async handler(args, { memory, workspace, actor }) {
+  async handler(args, { services, workspace, actor }) {
     return {
       entityName: args.entityName,
-      removedTags: await memory.tags.removeTagsFromEntity(workspace, actor, args.entityName, args.tagNames),
+      removedTags: await services.tags.removeTagsFromEntity(workspace, actor, args.entityName, args.tagNames),
     };
   },
 });

@@ -29,11 +29,11 @@ export const restoreEntity = defineTool({
     observationTags: z.number().describe("Tags restored on its observations."),
   },
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-  async handler(args, { memory, workspace, actor }) {
+  async handler(args, { services, workspace, actor }) {
     return {
       success: true as const,
       workspaceName: workspace,
-      ...(await memory.history.restoreEntity(workspace, actor, args.entityName, args.asOf)),
+      ...(await services.history.restoreEntity(workspace, actor, args.entityName, args.asOf)),
     };
   },
 });

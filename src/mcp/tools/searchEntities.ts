@@ -30,10 +30,10 @@ export const searchEntities = defineTool({
   },
   output: { ...entityHitsOutput, truncated: truncationOutput.truncated },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  async handler(args, { memory, workspace, toolsets }) {
+  async handler(args, { services, workspace, toolsets }) {
     const { maxChars, ...input } = args;
     if (maxChars !== undefined) checkMaxChars(maxChars);
-    const page = await memory.search.searchEntities(workspace, input);
+    const page = await services.search.searchEntities(workspace, input);
     return withinPageBudget(toEntityHits(workspace, page, toolsets.has("tags")), "hits", maxChars, (i) =>
       page.cursorAfter(page.hits[i]!.entity.id),
     );

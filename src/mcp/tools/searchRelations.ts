@@ -27,10 +27,10 @@ export const searchRelations = defineTool({
   },
   output: { ...relationsOutput, truncated: truncationOutput.truncated },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  async handler(args, { memory, workspace }) {
+  async handler(args, { services, workspace }) {
     const { maxChars, ...input } = args;
     if (maxChars !== undefined) checkMaxChars(maxChars);
-    const page = await memory.search.searchRelations(workspace, input);
+    const page = await services.search.searchRelations(workspace, input);
     return withinPageBudget(toRelations(workspace, page), "relations", maxChars, (i) => page.cursorAfter(page.relations[i]!.id));
   },
 });

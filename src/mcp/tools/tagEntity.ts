@@ -13,7 +13,7 @@ export const tagEntity = defineTool({
   input: { entityName, tagNames },
   output: { entityName: z.string(), addedTags: z.array(z.string()).describe("The tags the entity did not carry before this call.") },
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  async handler(args, { memory, workspace, actor }) {
-    return { entityName: args.entityName, addedTags: await memory.tags.tagEntity(workspace, actor, args.entityName, args.tagNames) };
+  async handler(args, { services, workspace, actor }) {
+    return { entityName: args.entityName, addedTags: await services.tags.tagEntity(workspace, actor, args.entityName, args.tagNames) };
   },
 });

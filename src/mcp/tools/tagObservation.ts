@@ -12,10 +12,10 @@ export const tagObservation = defineTool({
   input: { entityName, observationContent: observation.describe("The observation's exact text."), tagNames },
   output: { entityName: z.string(), addedTags: z.array(z.string()).describe("The tags the observation did not carry before this call.") },
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  async handler(args, { memory, workspace, actor }) {
+  async handler(args, { services, workspace, actor }) {
     return {
       entityName: args.entityName,
-      addedTags: await memory.tags.tagObservation(workspace, actor, args.entityName, args.observationContent, args.tagNames),
+      addedTags: await services.tags.tagObservation(workspace, actor, args.entityName, args.observationContent, args.tagNames),
     };
   },
 });

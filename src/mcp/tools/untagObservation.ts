@@ -12,10 +12,10 @@ export const untagObservation = defineTool({
   input: { entityName, observationContent: observation.describe("The observation's exact text."), tagNames },
   output: { entityName: z.string(), removedTags: z.array(z.string()).describe("The tags the observation carried and no longer does.") },
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
-  async handler(args, { memory, workspace, actor }) {
+  async handler(args, { services, workspace, actor }) {
     return {
       entityName: args.entityName,
-      removedTags: await memory.tags.untagObservation(workspace, actor, args.entityName, args.observationContent, args.tagNames),
+      removedTags: await services.tags.untagObservation(workspace, actor, args.entityName, args.observationContent, args.tagNames),
     };
   },
 });

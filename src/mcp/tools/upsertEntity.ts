@@ -26,8 +26,8 @@ export const upsertEntity = defineTool({
     version: versionOutput,
   },
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  async handler(args, { memory, workspace, actor }) {
-    const result = await memory.upsertEntity(workspace, actor, args);
+  async handler(args, { services, workspace, actor }) {
+    const result = await services.core.upsertEntity(workspace, actor, args);
     return { success: true as const, id: result.id, workspace, name: args.name, created: result.created, version: result.version };
   },
 });

@@ -29,8 +29,8 @@ export const upsertRelation = defineTool({
     version: versionOutput,
   },
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  async handler(args, { memory, workspace, actor }) {
-    const result = await memory.upsertRelation(workspace, actor, {
+  async handler(args, { services, workspace, actor }) {
+    const result = await services.core.upsertRelation(workspace, actor, {
       from: { id: args.fromEntityId, name: args.from },
       to: { id: args.toEntityId, name: args.to },
       relationType: args.relationType,
