@@ -30,7 +30,7 @@ export interface McpContext {
   /** The authenticated caller. Every tool call is checked against its grants here, not in the tools. */
   principal: Principal;
   tools?: readonly AnyTool[];
-  /** The tool groups this connection offers (MEMORY_TOOLSETS, or `?toolsets=` on the URL); every group when absent. */
+  /** The toolsets this connection offers (MEMORY_TOOLSETS, or `?toolsets=` on the URL); every toolset when absent. */
   toolsets?: Toolsets;
   /** Wraps every tools/call (logging, request counting). */
   instrument?: ToolInstrument;
@@ -170,7 +170,7 @@ function listTool(tool: AnyTool, boundWorkspace: string | undefined, withTags: b
   };
 }
 
-/** The output shape a connection sees: without tag fields when it did not select the tags group. */
+/** The output shape a connection sees: without tag fields when it did not select the tags toolset. */
 function outputShape(tool: AnyTool, withTags: boolean): z.ZodRawShape {
   return tool.outputWithoutTags !== undefined && !withTags ? tool.outputWithoutTags : tool.output;
 }

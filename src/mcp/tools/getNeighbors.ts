@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { READ_ONLY } from "../annotations.js";
 import { LIMITS } from "../../domain/model/limits.js";
 import { checkMaxChars } from "../../domain/model/budget.js";
 import { defineTool } from "../tool.js";
@@ -12,7 +13,7 @@ const neighborRelation = z.object(relationEnds);
 
 export const getNeighbors = defineTool({
   name: "get_neighbors",
-  groups: ["navigate"],
+  toolsets: ["navigate"],
   title: "Get an entity's neighbourhood",
   description:
     "What is around an entity: the entities within `depth` relations of it (1-3, default 1), each with its observations and its " +
@@ -40,7 +41,7 @@ export const getNeighbors = defineTool({
     limited: z.literal(true).optional().describe("Present when `limit` stopped the walk: more entities are within depth."),
     ...truncationOutput,
   },
-  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  annotations: READ_ONLY,
   async handler(args, { services, workspace, toolsets }) {
     const { cursor, maxChars, entityName: name, entityId: id, ...options } = args;
     if (maxChars !== undefined) checkMaxChars(maxChars);

@@ -10,7 +10,7 @@ import { officialGraphWithin } from "../officialBudget.js";
 /** Official memory-server parity (see createEntities.ts). */
 export const openNodes = defineTool({
   name: "open_nodes",
-  groups: ["graph"],
+  toolsets: ["graph"],
   title: "Open Nodes",
   description: "Open specific nodes in the knowledge graph by their names",
   input: {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { READ_ONLY } from "../annotations.js";
 import { LIMITS } from "../../domain/model/limits.js";
 import { checkMaxChars } from "../../domain/model/budget.js";
 import { defineTool } from "../tool.js";
@@ -11,14 +12,14 @@ import { compareText } from "../../domain/model/order.js";
 
 export const readGraph = defineTool({
   name: "read_graph",
-  groups: ["core", "graph"],
+  toolsets: ["core", "graph"],
   title: "Read the graph",
   description:
     "Read the workspace's entities (with observations, in the order they were added) and relations. With no arguments it returns " +
     "everything. For a large graph, page it: `limit` entities per page, each with the relations that start at them, and pass the " +
     "returned `cursor` back for the next page (no cursor means the last page). mode 'names' returns only names and types, a small " +
     "overview to pick entities from; then use open_nodes for their details. In mode 'full', entities and relations also say who " +
-    "created them (createdBy) and last changed them (updatedBy). With the tags group, entities also carry `tags` and " +
+    "created them (createdBy) and last changed them (updatedBy). With the tags toolset, entities also carry `tags` and " +
     "(in mode 'full') `observationTags`: observation text -> tags.",
   input: {
     limit: resultLimit.optional().describe(`Entities per page (1-${LIMITS.itemsPerCall}). Omit for everything.`),
@@ -30,7 +31,7 @@ export const readGraph = defineTool({
     ),
   },
   output: { ...graphOutput, truncated: truncationOutput.truncated },
-  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  annotations: READ_ONLY,
   async handler(args, { services, workspace, toolsets }) {
     const mode = args.mode ?? "full";
     if (args.maxChars !== undefined) checkMaxChars(args.maxChars);

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { READ_ONLY } from "../annotations.js";
 import { LIMITS } from "../../domain/model/limits.js";
 import { DEFAULT_SEARCH_ENTITIES_LIMIT } from "../../domain/services/searchService.js";
 import { checkMaxChars } from "../../domain/model/budget.js";
@@ -9,7 +10,7 @@ import { entityHitsOutput, toEntityHits } from "../searchShapes.js";
 
 export const searchEntities = defineTool({
   name: "search_entities",
-  groups: ["search"],
+  toolsets: ["search"],
   title: "Search entities (ranked)",
   description:
     "Ranked full-text search of the workspace's entities: names, types and observations, insensitive to case and accents, the last " +
@@ -29,7 +30,7 @@ export const searchEntities = defineTool({
     ),
   },
   output: { ...entityHitsOutput, truncated: truncationOutput.truncated },
-  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  annotations: READ_ONLY,
   async handler(args, { services, workspace, toolsets }) {
     const { maxChars, ...input } = args;
     if (maxChars !== undefined) checkMaxChars(maxChars);

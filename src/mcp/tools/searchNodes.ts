@@ -12,7 +12,7 @@ import { officialGraphWithin } from "../officialBudget.js";
 /** Official memory-server parity (see createEntities.ts), plus an optional `limit`. */
 export const searchNodes = defineTool({
   name: "search_nodes",
-  groups: ["graph"],
+  toolsets: ["graph"],
   title: "Search Nodes",
   description: "Search for nodes in the knowledge graph based on a query",
   input: {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { READ_ONLY } from "../annotations.js";
 import { LIMITS } from "../../domain/model/limits.js";
 import { DEFAULT_SEARCH_RELATIONS_LIMIT } from "../../domain/services/searchService.js";
 import { checkMaxChars } from "../../domain/model/budget.js";
@@ -9,7 +10,7 @@ import { relationsOutput, toRelations } from "../searchShapes.js";
 
 export const searchRelations = defineTool({
   name: "search_relations",
-  groups: ["search"],
+  toolsets: ["search"],
   title: "Search relations",
   description:
     "List the workspace's relations that match every filter given: relationType, from and to (entity names, exact), and entityType " +
@@ -26,7 +27,7 @@ export const searchRelations = defineTool({
     ),
   },
   output: { ...relationsOutput, truncated: truncationOutput.truncated },
-  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  annotations: READ_ONLY,
   async handler(args, { services, workspace }) {
     const { maxChars, ...input } = args;
     if (maxChars !== undefined) checkMaxChars(maxChars);
