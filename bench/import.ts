@@ -43,13 +43,13 @@ async function main(): Promise<void> {
       );
     }
     // What reads of the imported workspace cost: requests are counted, time is one run on this machine.
-    const { memory, storage } = createRuntime(env, { door: "cli" }); // the storage the CLI used, as it reads its settings
+    const { services, storage } = createRuntime(env, { door: "cli" }); // the storage the CLI used, as it reads its settings
     const reads: Record<string, { seconds: number; requests: number }> = {};
     for (const [label, read] of [
-      ["search_nodes 'fact 9'", () => memory.searchNodes(workspace, "fact 9")],
-      ["open_nodes x3", () => memory.openNodes(workspace, ["entity 1", "entity 2", "entity 3"])],
-      ["read_graph limit 100 names", () => memory.readGraph(workspace, { limit: 100, mode: "names" })],
-      ["read_graph (all)", () => memory.readGraph(workspace)],
+      ["search_nodes 'fact 9'", () => services.graph.searchNodes(workspace, "fact 9")],
+      ["open_nodes x3", () => services.graph.openNodes(workspace, ["entity 1", "entity 2", "entity 3"])],
+      ["read_graph limit 100 names", () => services.graph.readGraph(workspace, { limit: 100, mode: "names" })],
+      ["read_graph (all)", () => services.graph.readGraph(workspace)],
     ] as const) {
       const [started, before] = [performance.now(), storage.counter.total];
       await read();

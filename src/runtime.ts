@@ -1,24 +1,25 @@
 import { readSettings, type Door, type Settings } from "./config/settings.js";
 import type { CursorKeyProvider } from "./domain/model/cursor.js";
-import { MemoryService } from "./domain/services/memory.js";
+import { composeServices, type Services } from "./domain/services/services.js";
 import { loggingInstrument, type ToolCallLog, type ToolInstrument } from "./mcp/instrument.js";
 import { connectStorage, type StorageConnection } from "./storage/table/client.js";
 import { tableCursorKey } from "./storage/cursorKey.js";
 import { TableGraphStore } from "./storage/tableGraphStore.js";
 import { TableIndexSource } from "./storage/reads/indexSource.js";
 import { IndexRegistry } from "./search/registry.js";
+import { ScanningGraphIndex } from "./search/scanningIndex.js";
 import { DEFAULT_INDEX_MAX_MB } from "./config/table.js";
 
 /**
  * The one composition root: what every entry point (Functions, `npm start`, the CLI, the bench
  * server, the test harness) runs on. The HTTP doors build their handler from it
- * (src/http/runtimeHandler.ts); the CLI uses the memory directly.
+ * (src/http/runtimeHandler.ts); the CLI calls the services directly.
  */
 export interface Runtime {
   settings: Settings;
   storage: StorageConnection;
-  /** The domain over Table Storage. */
-  memory: MemoryService;
+  /** The domain over Table Storage: one service per toolset. */
+  services: Services;
   /** Logs one line per tool call, with the storage requests it made. */
   instrument: ToolInstrument;
   /** The deployment's shared key (read_graph cursors; the viewer's sessions derive theirs from it). */
@@ -44,16 +45,31 @@ export function runtimeFrom(settings: Settings, options: Omit<RuntimeOptions, "d
   const log = options.log ?? ((entry: ToolCallLog) => console.info(JSON.stringify(entry)));
   const instrument = loggingInstrument({ countRequests: (work, tally) => storage.counter.run(work, tally), log });
   const cursorKey = tableCursorKey(storage);
-  return { settings, storage, memory: createMemory(storage, { cursorKey, indexMaxBytes: settings.indexMaxBytes }), instrument, cursorKey };
+  return {
+    settings,
+    storage,
+    services: createServices(storage, { cursorKey, indexMaxBytes: settings.indexMaxBytes }),
+    instrument,
+    cursorKey,
+  };
 }
 
-/** The domain over Table Storage, with this instance's workspace indexes (docs/search.md). */
-export function createMemory(
+/**
+ * The domain over Table Storage. Its whole-workspace reads go through one GraphIndex, chosen here:
+ * "kept" (the default, every door: the CLI too, whose export pages and bench reads rely on one build per
+ * process) keeps this instance's workspace indexes, built once and brought current by the feed's tail
+ * (docs/search.md); "scanning" keeps nothing, scanning per answer and walking storage per entity.
+ */
+export function createServices(
   storage: StorageConnection,
   {
     cursorKey = tableCursorKey(storage),
     indexMaxBytes = DEFAULT_INDEX_MAX_MB * 1024 * 1024,
-  }: { cursorKey?: CursorKeyProvider; indexMaxBytes?: number } = {},
-): MemoryService {
-  return new MemoryService(new TableGraphStore(storage), cursorKey, new IndexRegistry(new TableIndexSource(storage), indexMaxBytes));
+    index = "kept",
+  }: { cursorKey?: CursorKeyProvider; indexMaxBytes?: number; index?: "kept" | "scanning" } = {},
+): Services {
+  const store = new TableGraphStore(storage);
+  const source = new TableIndexSource(storage);
+  const graphIndex = index === "kept" ? new IndexRegistry(source, indexMaxBytes) : new ScanningGraphIndex(source, store.traversal);
+  return composeServices({ store, index: graphIndex, cursorKey });
 }

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "@jest/globals";
-import { TOOL_GROUPS } from "../src/mcp/tool.js";
+import { TOOLSETS } from "../src/mcp/tool.js";
 import { connectClient, startTestServer } from "./support/harness.js";
 import { WRITE_GENERATORS } from "./support/checker/generator.js";
 import { formatReport, runChecker, type CheckerOptions } from "./support/checker/run.js";
@@ -59,7 +59,7 @@ describe("the consistency checker", () => {
     const server = await startTestServer();
     try {
       // Every tool group, named, so a tool left out of the default toolset is still listed.
-      const mcp = await connectClient(server.url, `/api/mcp?toolsets=${TOOL_GROUPS.join(",")}`);
+      const mcp = await connectClient(server.url, `/api/mcp?toolsets=${TOOLSETS.join(",")}`);
       const { tools } = await mcp.client.listTools();
       await mcp.close();
       expect(tools.length).toBeGreaterThan(30);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
 import { createAuthenticator } from "../src/http/auth/authenticate.js";
 import { readAuthSettings } from "../src/config/auth.js";
-import { createMemory } from "../src/runtime.js";
+import { createServices } from "../src/runtime.js";
 import { createHandler, type FetchHandler } from "../src/http/handler.js";
 import { tableReadiness } from "../src/http/readiness.js";
 import type { ToolInstrument } from "../src/mcp/instrument.js";
@@ -36,7 +36,7 @@ beforeAll(async () => {
   });
   const auth = readAuthSettings({ MEMORY_AUTH: "none" });
   handler = createHandler({
-    memory: createMemory(storage),
+    services: createServices(storage),
     readiness: tableReadiness(storage),
     version: "test",
     toolsets: ALL_TOOLSETS,

@@ -170,7 +170,7 @@ describe("events match writes one for one", () => {
 
   test("the import records its writes as the principal cli through the tool import", async () => {
     const ws = uniqueWorkspace("hist-import");
-    await server.app.memory.importGraph(
+    await server.app.services.graph.importGraph(
       ws,
       { principal: "cli", tool: "import" },
       {

@@ -4,8 +4,7 @@ import { LIMITS } from "../src/domain/model/limits.js";
 import type { Direction, EntityNode } from "../src/domain/model/model.js";
 import { neighbors, shortestPath, type TraversalPort } from "../src/domain/rules/navigation.js";
 import { TableTraversal } from "../src/storage/reads/traversal.js";
-import { MemoryService } from "../src/domain/services/memory.js";
-import { TableGraphStore } from "../src/storage/tableGraphStore.js";
+import { createServices } from "../src/runtime.js";
 import { failed, ok, uniqueWorkspace, withServerAndClient, type McpTestClient, type TestServer } from "./support/harness.js";
 
 /**
@@ -247,16 +246,16 @@ describe("rounds and bounds", () => {
     }
   });
 
-  test("a MemoryService without the index walks storage: get_neighbors = 1 + entities read, find_path = visitedEntities", async () => {
+  test("the scanning index walks storage: get_neighbors = 1 + entities read, find_path = visitedEntities", async () => {
     const storage = server.app.storage;
-    const memory = new MemoryService(new TableGraphStore(storage), server.app.cursorKey);
+    const { navigate } = createServices(storage, { cursorKey: server.app.cursorKey, index: "scanning" });
     for (const depth of [1, 2, 3]) {
       const before = server.requests();
-      const hood = await memory.getNeighbors(ws, { name: "e7" }, { depth, direction: "both", limit: 1000 });
+      const hood = await navigate.getNeighbors(ws, { name: "e7" }, { depth, direction: "both", limit: 1000 });
       expect(server.requests() - before).toBe(hood.entities.length);
     }
     const before = server.requests();
-    const path = await memory.findPath(ws, { name: "e10" }, { name: "e20" }, { maxDepth: 6 });
+    const path = await navigate.findPath(ws, { name: "e10" }, { name: "e20" }, { maxDepth: 6 });
     expect(path.visitedEntities).toBeGreaterThan(2);
     expect(path.visitedEntities).toBeLessThanOrEqual(LIMITS.pathVisitedEntities);
     expect(server.requests() - before).toBe(path.visitedEntities);

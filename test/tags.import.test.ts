@@ -48,7 +48,7 @@ describe("importing tags", () => {
     const client = await connectClient(server.url, `/api/workspaces/${ws}/mcp`);
     try {
       ok(await client.call("define_tag", { name: "vip", category: "stored", description: "kept" }));
-      const report = await server.app.memory.importGraph(ws, { principal: "cli", tool: "import" }, input());
+      const report = await server.app.services.graph.importGraph(ws, { principal: "cli", tool: "import" }, input());
       expect(report).toMatchObject({
         tagsCreated: 1,
         tagsExisting: 1,
@@ -78,7 +78,7 @@ describe("importing tags", () => {
       ]);
 
       const before = await etags(ws);
-      const again = await server.app.memory.importGraph(ws, { principal: "cli", tool: "import" }, input());
+      const again = await server.app.services.graph.importGraph(ws, { principal: "cli", tool: "import" }, input());
       expect(again).toMatchObject({ tagsCreated: 0, tagsExisting: 2, tagLinksAdded: 0 });
       expect(await etags(ws)).toEqual(before);
     } finally {

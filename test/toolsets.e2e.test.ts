@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
-import { TOOL_GROUPS } from "../src/mcp/tool.js";
+import { TOOLSETS } from "../src/mcp/tool.js";
 import { readSettings } from "../src/config/settings.js";
 import { ALL_TOOLS } from "../src/mcp/tools/index.js";
 import { connectClient, failed, ok, startTestServer, uniqueWorkspace, type McpTestClient, type TestServer } from "./support/harness.js";
@@ -17,7 +17,7 @@ afterAll(async () => {
 });
 
 const namesIn = (...groups: string[]) =>
-  ALL_TOOLS.filter((tool) => tool.groups.some((group) => groups.includes(group)))
+  ALL_TOOLS.filter((tool) => tool.toolsets.some((group) => groups.includes(group)))
     .map((tool) => tool.name)
     .sort();
 
@@ -46,8 +46,8 @@ function post(path: string) {
 describe("tool groups", () => {
   test("every tool is in a known group, and by default every group is offered", async () => {
     for (const tool of ALL_TOOLS) {
-      expect(tool.groups.length).toBeGreaterThan(0);
-      for (const group of tool.groups) expect(TOOL_GROUPS).toContain(group);
+      expect(tool.toolsets.length).toBeGreaterThan(0);
+      for (const group of tool.toolsets) expect(TOOLSETS).toContain(group);
     }
     expect(namesIn("core")).toEqual(["get_entity_relations", "read_graph", "upsert_entity", "upsert_relation"]);
     await withClient(server.url, "/api/mcp", async (client) =>

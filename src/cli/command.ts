@@ -1,5 +1,5 @@
 import type { Writable } from "node:stream";
-import type { MemoryService } from "../domain/services/memory.js";
+import type { Services } from "../domain/services/services.js";
 import { openLocalRuntime } from "../local/localRuntime.js";
 
 /** Where a command reads its settings and writes its output: the process, or a test's buffers. */
@@ -22,16 +22,16 @@ export interface Command {
 export class UsageError extends Error {}
 
 /**
- * Runs `work` against the memory the server would use: the configured storage, or the
+ * Runs `work` against the services the server would use: the configured storage, or the
  * embedded Azurite in ./.azurite (MEMORY_AZURITE_FOLDER) when none is configured. Stops what it started, even on failure.
  * `storageRequests` counts the requests made so far (for reports of what a command cost).
  */
-export async function withMemory<T>(io: CliIo, work: (memory: MemoryService, storageRequests: () => number) => Promise<T>): Promise<T> {
+export async function withServices<T>(io: CliIo, work: (services: Services, storageRequests: () => number) => Promise<T>): Promise<T> {
   const runtime = await openLocalRuntime(io.env, { door: "cli", cwd: io.cwd });
   try {
     io.stderr.write(`Storage: ${runtime.storageDescription}\n`);
     await runtime.storage.ensureTable();
-    return await work(runtime.memory, () => runtime.storage.counter.total);
+    return await work(runtime.services, () => runtime.storage.counter.total);
   } finally {
     await runtime.close();
   }

@@ -4,7 +4,7 @@ import { resolve } from "node:path";
 import type { Writable } from "node:stream";
 import { finished } from "node:stream/promises";
 import { workspaceAndFiles } from "./args.js";
-import { withMemory, type Command } from "./command.js";
+import { withServices, type Command } from "./command.js";
 import { entityLine, relationLine, taggingLine, tagLine } from "./memoryFile.js";
 
 /** Entities read per page: bounded memory however large the workspace. */
@@ -23,7 +23,7 @@ export const exportCommand: Command = {
     const { workspace, files } = workspaceAndFiles(args, { min: 0, max: 1 });
     const file = files[0] === undefined ? undefined : resolve(io.cwd, files[0]);
     const out = file ? createWriteStream(file, "utf8") : io.stdout;
-    const counts = await withMemory(io, async (memory, storageRequests) => {
+    const counts = await withServices(io, async (services, storageRequests) => {
       const before = storageRequests();
       // Relations and tag lines are held back (they are small) so that all entity lines come first.
       const relations: string[] = [];
@@ -31,7 +31,7 @@ export const exportCommand: Command = {
       let entities = 0;
       let cursor: string | undefined;
       do {
-        const page = await memory.readGraph(workspace, { limit: PAGE, ...(cursor ? { cursor } : {}) });
+        const page = await services.graph.readGraph(workspace, { limit: PAGE, ...(cursor ? { cursor } : {}) });
         for (const entity of page.entities) {
           await writeLine(out, entityLine(entity));
           if (entity.tags.length > 0) taggings.push(taggingLine(entity.name, undefined, entity.tags));
@@ -42,7 +42,7 @@ export const exportCommand: Command = {
         cursor = page.cursor;
       } while (cursor);
       for (const line of relations) await writeLine(out, line);
-      const tags = await memory.tags.allTags(workspace);
+      const tags = await services.tags.allTags(workspace);
       for (const tag of tags) await writeLine(out, tagLine(tag));
       for (const line of taggings) await writeLine(out, line);
       return { entities, relations: relations.length, tags: tags.length, requests: storageRequests() - before };

@@ -3,7 +3,7 @@ import { resolve } from "node:path";
 import { createInterface } from "node:readline";
 import type { ImportInput } from "../domain/services/importGraph.js";
 import { workspaceAndFiles } from "./args.js";
-import { withMemory, type Command } from "./command.js";
+import { withServices, type Command } from "./command.js";
 import { parseLine } from "./memoryFile.js";
 import { progress } from "./progress.js";
 
@@ -41,9 +41,9 @@ export const importCommand: Command = {
     }
 
     const bar = progress(io, `Importing into '${workspace}'`);
-    const { report, seconds, requests } = await withMemory(io, async (memory, storageRequests) => {
+    const { report, seconds, requests } = await withServices(io, async (services, storageRequests) => {
       const [started, before] = [performance.now(), storageRequests()]; // the import itself, not starting storage
-      const result = await memory.importGraph(workspace, CLI_ACTOR, input, (done, total) => bar.update(done, total));
+      const result = await services.graph.importGraph(workspace, CLI_ACTOR, input, (done, total) => bar.update(done, total));
       return { report: result, seconds: (performance.now() - started) / 1000, requests: storageRequests() - before };
     });
     bar.finish();

@@ -4,7 +4,7 @@ import { ANONYMOUS } from "../domain/model/access.js";
 import { ValidationError } from "../domain/model/errors.js";
 import { assertWorkspaceName } from "../domain/model/validation.js";
 import { copyWorkspace } from "../domain/services/workspaceCopy.js";
-import { UsageError, withMemory, type CliIo, type Command } from "./command.js";
+import { UsageError, withServices, type CliIo, type Command } from "./command.js";
 
 const USAGE = "central-memory workspaces list [--discover] [--deleted] [--json] | delete <name> [--yes] | copy <from> <to> [--force]";
 
@@ -57,21 +57,21 @@ export const workspacesCommand: Command = {
     switch (action) {
       case "list": {
         const { flags } = parse(rest, { discover: { type: "boolean" }, deleted: { type: "boolean" }, json: { type: "boolean" } }, 0);
-        return withMemory(io, async (memory) => {
+        return withServices(io, async (services) => {
           if (flags.discover) {
-            const found = await memory.workspaces.discover();
+            const found = await services.admin.discover();
             io.stderr.write(
               `Registered ${found.length} workspace(s) written before the registry${found.length ? `: ${found.join(", ")}` : ""}.\n`,
             );
           }
           if (flags.deleted) {
-            const deletions = await memory.workspaces.deletions();
+            const deletions = await services.admin.deletions();
             if (flags.json) io.stdout.write(`${JSON.stringify(deletions)}\n`);
             else
               for (const d of deletions) io.stdout.write(`${d.at}  ${d.workspace}  ${d.rowsDeleted} rows  by ${d.principal} (${d.tool})\n`);
             return 0;
           }
-          const listed = await memory.workspaces.list(OPERATOR);
+          const listed = await services.admin.list(OPERATOR);
           if (flags.json) {
             // The field names of the list_workspaces tool: one name for one thing.
             const rows = listed.map(({ name, entities, lastWriteAt }) => ({ workspaceName: name, entities, lastWriteAt }));
@@ -98,8 +98,8 @@ export const workspacesCommand: Command = {
             return 1;
           }
         }
-        return withMemory(io, async (memory) => {
-          const { rowsDeleted } = await memory.workspaces.delete(workspace, workspace, { principal: "cli", tool: "workspaces delete" });
+        return withServices(io, async (services) => {
+          const { rowsDeleted } = await services.admin.delete(workspace, workspace, { principal: "cli", tool: "workspaces delete" });
           io.stdout.write(`Deleted workspace '${workspace}' (${rowsDeleted} rows).\n`);
           return 0;
         });
@@ -108,15 +108,15 @@ export const workspacesCommand: Command = {
         const { flags, names } = parse(rest, { force: { type: "boolean" } }, 2);
         const [from, to] = names as [string, string];
         if (from === to) throw new UsageError("Copy into a different workspace.");
-        return withMemory(io, async (memory) => {
-          const target = await memory.readGraph(to, { limit: 1, mode: "names" });
+        return withServices(io, async (services) => {
+          const target = await services.graph.readGraph(to, { limit: 1, mode: "names" });
           if (target.entities.length > 0 && !flags.force) {
             io.stderr.write(
               `Workspace '${to}' is not empty; nothing was copied. Pass --force to merge into it anyway (import only adds).\n`,
             );
             return 1;
           }
-          const report = await copyWorkspace(memory, from, to, { principal: "cli", tool: "workspaces copy" });
+          const report = await copyWorkspace(services, from, to, { principal: "cli", tool: "workspaces copy" });
           io.stdout.write(
             `Copied '${from}' into '${to}': ${report.entitiesCreated} entities, ${report.observationsAdded} observations, ` +
               `${report.relationsCreated} relations, ${report.tagLinksAdded} tags, ${report.metadataWritten} metadata. History is not copied.\n`,

@@ -1,5 +1,5 @@
 import { ValidationError } from "../domain/model/errors.js";
-import { TOOL_GROUPS, type Toolsets } from "../mcp/tool.js";
+import { TOOLSETS, type Toolsets } from "../mcp/tool.js";
 import { parseToolsets } from "../mcp/toolsets.js";
 import { apiKeyEntries, entraGrantList } from "./authSchemas.js";
 import { choiceList, json, matching, origin, originList, secureUrl, text, textList, wholeNumber, type SettingKind } from "./kinds.js";
@@ -49,7 +49,7 @@ const HTTPS_URL = "an https URL (http only on a loopback address)";
 
 /** A MEMORY_TOOLSETS mistake reads as the ?toolsets= one does (the same parser serves both). */
 const toolGroups: SettingKind<Toolsets> = {
-  expected: `comma-separated tool groups from ${TOOL_GROUPS.join(", ")}`,
+  expected: `comma-separated tool groups from ${TOOLSETS.join(", ")}`,
   parse(raw, name) {
     try {
       return { ok: true, value: parseToolsets(raw, name) };
@@ -207,7 +207,7 @@ export const SETTINGS = {
     topic: "Tools and requests",
     kind: toolGroups,
     default: "every group",
-    doc: `The tool groups a connection gets unless its URL names others (\`?toolsets=\`): comma-separated ${TOOL_GROUPS.map((group) => `\`${group}\``).join(", ")}.`,
+    doc: `The tool groups a connection gets unless its URL names others (\`?toolsets=\`): comma-separated ${TOOLSETS.map((group) => `\`${group}\``).join(", ")}.`,
   }),
   MEMORY_INDEX_MAX_MB: setting({
     topic: "Tools and requests",

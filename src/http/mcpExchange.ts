@@ -6,7 +6,7 @@ import { inErrorShape } from "./responses.js";
 
 /** What every MCP exchange of this server shares, whoever the caller: the handler's dependencies carry it. */
 export interface ExchangeDeps {
-  memory: McpContext["memory"];
+  services: McpContext["services"];
   version: string;
   instrument?: McpContext["instrument"];
   /** After this long an MCP request is answered with a JSON-RPC error and its server closed (MEMORY_REQUEST_TIMEOUT_MS). */
@@ -22,8 +22,8 @@ export type ExchangeCaller = Pick<McpContext, "principal" | "boundWorkspace" | "
  * route) answers through here, after the gate (gate.ts) let its caller in.
  */
 export async function answerMcp(request: Request, deps: ExchangeDeps, caller: ExchangeCaller): Promise<Response> {
-  const { memory, version, instrument, requestTimeoutMs } = deps;
-  const server = createMcpServer({ memory, version, ...(instrument ? { instrument } : {}), ...caller });
+  const { services, version, instrument, requestTimeoutMs } = deps;
+  const server = createMcpServer({ services, version, ...(instrument ? { instrument } : {}), ...caller });
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   await server.connect(transport);
   const batch = limitBatch(transport);

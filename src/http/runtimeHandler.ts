@@ -8,7 +8,7 @@ import { tableReadiness } from "./readiness.js";
 export function createRuntimeHandler(runtime: Runtime): FetchHandler {
   const { auth, toolsets, requestTimeoutMs } = runtime.settings;
   return createHandler({
-    memory: runtime.memory,
+    services: runtime.services,
     readiness: tableReadiness(runtime.storage),
     version: VERSION,
     instrument: runtime.instrument,

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { READ_ONLY } from "./annotations.js";
 import { LEGACY_VERSION } from "../domain/model/expectedVersion.js";
 import type { Entity, GraphPage, Relation } from "../domain/model/model.js";
 import { metadataOutput, versionOutput } from "./schemas.js";
@@ -23,11 +24,11 @@ export const officialRelation = z.object({
   relationType: z.string().describe("The type of the relation"),
 });
 
-/** What search_nodes and open_nodes return (without the tags group). */
+/** What search_nodes and open_nodes return (without the tags toolset). */
 const officialGraph = { entities: z.array(officialEntity), relations: z.array(officialRelation) };
 
 /**
- * Tags, added to an entity's shape on connections with the tags group. Observations stay strings, so
+ * Tags, added to an entity's shape on connections with the tags toolset. Observations stay strings, so
  * a client that knows only the official shape reads them unchanged; their tags are a parallel map.
  * Each field is present only when there is a tag to show.
  */
@@ -39,7 +40,7 @@ export const tagFields = {
     .describe("Tags of the observations that have any: observation content -> tag names (present when one has)."),
 };
 
-/** The official entity plus optional tags: what open_nodes, search_nodes and get_entities_by_tag return with the tags group. */
+/** The official entity plus optional tags: what open_nodes, search_nodes and get_entities_by_tag return with the tags toolset. */
 export const taggedEntity = officialEntity.extend(tagFields);
 export const taggedGraph = { entities: z.array(taggedEntity), relations: z.array(officialRelation) };
 
@@ -73,7 +74,7 @@ const toOfficialRelation = (relation: Relation): z.infer<typeof officialRelation
   relationType: relation.relationType,
 });
 
-/** The official graph shape, with each entity's tags when `withTags` (the connection selected the tags group). */
+/** The official graph shape, with each entity's tags when `withTags` (the connection selected the tags toolset). */
 export function toOfficialGraph(
   graph: { entities: Entity[]; relations: Relation[] },
   withTags = false,
@@ -179,12 +180,12 @@ export function toGraphOutput(
 
 /**
  * How open_nodes and search_nodes answer, as the official server does: its graph shape exactly
- * (with the tags group, plus optional tag fields), indented JSON text, read-only annotations.
+ * (with the tags toolset, plus optional tag fields), indented JSON text, read-only annotations.
  */
 export const officialGraphAnswer = {
   output: taggedGraph,
   outputWithoutTags: officialGraph,
-  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  annotations: READ_ONLY,
   exactOutputSchema: true,
   text: indentedJson,
 };

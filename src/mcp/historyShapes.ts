@@ -47,7 +47,7 @@ export const pageInput = {
 export const asOfInput = z
   .string()
   .optional()
-  .describe("An ISO 8601 time, e.g. 2026-01-31T12:00:00Z: the state at that time, rebuilt from the change history (history group).");
+  .describe("An ISO 8601 time, e.g. 2026-01-31T12:00:00Z: the state at that time, rebuilt from the change history (history toolset).");
 
 export function toEventsOutput(workspace: string, page: ChangesPage): z.infer<z.ZodObject<typeof eventsOutput>> {
   return {

@@ -12,7 +12,7 @@ import {
 import type { Principal } from "../domain/model/access.js";
 import { ForbiddenError, presentError, ValidationError } from "../domain/model/errors.js";
 import { authorize } from "./authorize.js";
-import type { MemoryService } from "../domain/services/memory.js";
+import type { Services } from "../domain/services/services.js";
 import { toGraphOutput } from "./graphShapes.js";
 import type { Toolsets } from "./tool.js";
 import { resolveWorkspace } from "./workspace.js";
@@ -46,7 +46,7 @@ const READ_GRAPH = { name: "read_graph", annotations: { readOnlyHint: true } };
 
 export function registerResources(
   server: Server,
-  context: { memory: MemoryService; principal: Principal; toolsets: Toolsets; boundWorkspace?: string },
+  context: { services: Pick<Services, "graph">; principal: Principal; toolsets: Toolsets; boundWorkspace?: string },
 ): void {
   server.setRequestHandler(ListResourcesRequestSchema, () => ({
     resources: context.boundWorkspace !== undefined ? [KNOWLEDGE_GRAPH] : [],
@@ -57,7 +57,7 @@ export function registerResources(
     const workspace = workspaceOf(uri, context.boundWorkspace);
     try {
       authorize(context.principal, workspace, READ_GRAPH);
-      const graph = await context.memory.readGraph(workspace);
+      const graph = await context.services.graph.readGraph(workspace);
       return {
         contents: [
           {

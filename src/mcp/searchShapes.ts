@@ -1,9 +1,6 @@
 import { z } from "zod";
-import { StorageError } from "../domain/model/errors.js";
 import type { EntityHit } from "../domain/ports/graphIndex.js";
-import type { MemoryService } from "../domain/services/memory.js";
 import type { Relation } from "../domain/model/model.js";
-import type { SearchService } from "../domain/services/searchService.js";
 import { authorshipFields, authorshipOf, relationEnds, relationEndsOf, tagFields, tagFieldsOf, versionOrLegacy } from "./graphShapes.js";
 import { metadataOutput } from "./schemas.js";
 
@@ -82,10 +79,4 @@ export function toRelations(workspace: string, page: { relations: Relation[]; ne
     })),
     ...(page.nextCursor !== undefined ? { nextCursor: page.nextCursor } : {}),
   };
-}
-
-/** The search service; every runtime has one (src/runtime.ts), a memory built without an index does not. */
-export function searchOf(memory: MemoryService): SearchService {
-  if (!memory.search) throw new StorageError("Search is not available on this server: it runs without a workspace index.");
-  return memory.search;
 }

@@ -11,7 +11,7 @@ import { z } from "zod";
 import { accessTo, strongestAccess, type Principal } from "../domain/model/access.js";
 import { allows, authorize } from "./authorize.js";
 import { ForbiddenError, presentError, ValidationError } from "../domain/model/errors.js";
-import type { MemoryService } from "../domain/services/memory.js";
+import type { Services } from "../domain/services/services.js";
 import { registerResources } from "./resources.js";
 import { resolveWorkspace } from "./workspace.js";
 import { errorOutput, workspaceName as workspaceNameField } from "./schemas.js";
@@ -23,14 +23,14 @@ import { ALL_TOOLSETS, notOffered, offers } from "./toolsets.js";
 const SERVER_NAME = "central-memory-mcp";
 
 export interface McpContext {
-  memory: MemoryService;
+  services: Services;
   version: string;
   /** Set on /api/workspaces/{ws}/mcp: tools act on this workspace and workspaceName becomes optional. */
   boundWorkspace?: string;
   /** The authenticated caller. Every tool call is checked against its grants here, not in the tools. */
   principal: Principal;
   tools?: readonly AnyTool[];
-  /** The tool groups this connection offers (MEMORY_TOOLSETS, or `?toolsets=` on the URL); every group when absent. */
+  /** The toolsets this connection offers (MEMORY_TOOLSETS, or `?toolsets=` on the URL); every toolset when absent. */
   toolsets?: Toolsets;
   /** Wraps every tools/call (logging, request counting). */
   instrument?: ToolInstrument;
@@ -93,7 +93,7 @@ export function createMcpServer(context: McpContext): Server {
       const actor = { principal: principal.id, tool: tool.name };
       const notes: string[] = [];
       const note = (text: string) => void notes.push(text);
-      const structured = await tool.handler(args, { memory: context.memory, workspace, principal, actor, toolsets, note });
+      const structured = await tool.handler(args, { services: context.services, workspace, principal, actor, toolsets, note });
       return {
         structuredContent: structured,
         content: [
@@ -111,7 +111,12 @@ export function createMcpServer(context: McpContext): Server {
       callTool(request),
     ),
   );
-  registerResources(server, { memory: context.memory, principal, toolsets, ...(boundWorkspace !== undefined ? { boundWorkspace } : {}) });
+  registerResources(server, {
+    services: context.services,
+    principal,
+    toolsets,
+    ...(boundWorkspace !== undefined ? { boundWorkspace } : {}),
+  });
   return server;
 }
 
@@ -165,7 +170,7 @@ function listTool(tool: AnyTool, boundWorkspace: string | undefined, withTags: b
   };
 }
 
-/** The output shape a connection sees: without tag fields when it did not select the tags group. */
+/** The output shape a connection sees: without tag fields when it did not select the tags toolset. */
 function outputShape(tool: AnyTool, withTags: boolean): z.ZodRawShape {
   return tool.outputWithoutTags !== undefined && !withTags ? tool.outputWithoutTags : tool.output;
 }

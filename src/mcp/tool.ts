@@ -1,38 +1,32 @@
 import { z } from "zod";
 import type { Principal } from "../domain/model/access.js";
-import type { MemoryService } from "../domain/services/memory.js";
+import type { Services } from "../domain/services/services.js";
 import type { Actor } from "../domain/model/model.js";
+import type { ToolHints } from "./annotations.js";
 
 /**
- * Tool groups ("toolsets"): a client can narrow tools/list to the groups it needs, because many
+ * Toolsets: a client can narrow tools/list to the toolsets it needs, because many
  * clients choose tools worse as the list grows. core: the Central-Memory API; graph: the official
  * memory server's tools; tags: tagging entities and observations; history: the change feed (what
  * changed, the graph as it was, restoring a deleted entity); search: ranked search and stats from the
  * workspace index; navigate: neighbourhoods and paths; curate: batches, duplicates and merges; admin: listing and
  * deleting workspaces.
  */
-export const TOOL_GROUPS = ["core", "graph", "tags", "history", "search", "navigate", "curate", "admin"] as const;
-export type ToolGroup = (typeof TOOL_GROUPS)[number];
-/** The groups one connection offers. */
-export type Toolsets = ReadonlySet<ToolGroup>;
-
-interface ToolAnnotations {
-  title?: string;
-  readOnlyHint: boolean;
-  destructiveHint: boolean;
-  idempotentHint: boolean;
-  openWorldHint: boolean;
-}
+export const TOOLSETS = ["core", "graph", "tags", "history", "search", "navigate", "curate", "admin"] as const;
+export type Toolset = (typeof TOOLSETS)[number];
+/** The toolsets one connection offers. */
+export type Toolsets = ReadonlySet<Toolset>;
 
 /** What a tool handler may use. The workspace is already resolved, validated and authorized. */
 interface ToolContext {
-  memory: MemoryService;
+  /** The domain, one service per toolset: a tool calls its own toolset's service. */
+  services: Services;
   workspace: string;
   /** The authenticated caller; access was already checked. */
   principal: Principal;
   /** Who writes through which tool: what writes record (createdBy, updatedBy, change events). */
   actor: Actor;
-  /** The groups this connection selected: tag data is shown only with the tags group. */
+  /** The toolsets this connection selected: tag data is shown only with the tags toolset. */
   toolsets: Toolsets;
   /**
    * Adds a text block after the result's JSON: for what a tool with another server's exact output schema
@@ -48,15 +42,16 @@ interface ToolContext {
 export interface ToolDefinition<Input extends z.ZodRawShape = z.ZodRawShape, Output extends z.ZodRawShape = z.ZodRawShape> {
   name: string;
   /**
-   * The groups that offer the tool: a connection sees it if it selected any of them. A tool may be in
-   * several, so that each group is complete for its clients (read_graph is in core and in graph).
+   * The toolsets that offer the tool: a connection sees it if it selected any of them. A tool may be in
+   * several, so that each toolset is complete for its clients (read_graph is in core and in graph).
    */
-  groups: readonly [ToolGroup, ...ToolGroup[]];
+  toolsets: readonly [Toolset, ...Toolset[]];
   title: string;
   description: string;
   input: Input;
   output: Output;
-  annotations: Omit<ToolAnnotations, "title">;
+  /** One of the presets in annotations.ts. */
+  annotations: ToolHints;
   /**
    * The outputSchema is exactly `output` (a tool that must match another server's schema declares
    * this). Such a schema cannot admit the error shape, and clients validate structuredContent against
@@ -65,9 +60,9 @@ export interface ToolDefinition<Input extends z.ZodRawShape = z.ZodRawShape, Out
    */
   exactOutputSchema?: boolean;
   /**
-   * The output on connections without the tags group. A tool whose output is another server's exact
+   * The output on connections without the tags toolset. A tool whose output is another server's exact
    * shape declares it (that shape), so that without tags it lists identically; `output` is then that
-   * shape plus optional tag fields, which the handler fills only when the tags group is selected.
+   * shape plus optional tag fields, which the handler fills only when the tags toolset is selected.
    */
   outputWithoutTags?: z.ZodRawShape;
   /**

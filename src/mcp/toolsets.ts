@@ -1,13 +1,13 @@
 import { ValidationError } from "../domain/model/errors.js";
-import { TOOL_GROUPS, type AnyTool, type ToolGroup, type Toolsets } from "./tool.js";
+import { TOOLSETS, type AnyTool, type Toolset, type Toolsets } from "./tool.js";
 
-/** Every group: the default when MEMORY_TOOLSETS is unset. */
-export const ALL_TOOLSETS: Toolsets = new Set(TOOL_GROUPS);
+/** Every toolset: the default when MEMORY_TOOLSETS is unset. */
+export const ALL_TOOLSETS: Toolsets = new Set(TOOLSETS);
 
-const isGroup = (name: string): name is ToolGroup => (TOOL_GROUPS as readonly string[]).includes(name);
+const isToolset = (name: string): name is Toolset => (TOOLSETS as readonly string[]).includes(name);
 
 /**
- * A comma-separated list of group names ("graph,tags"), from MEMORY_TOOLSETS or a `?toolsets=` URL
+ * A comma-separated list of toolset names ("graph,tags"), from MEMORY_TOOLSETS or a `?toolsets=` URL
  * parameter (`where` names which, for the message). Blanks between commas are ignored.
  */
 export function parseToolsets(text: string, where: string): Toolsets {
@@ -15,38 +15,39 @@ export function parseToolsets(text: string, where: string): Toolsets {
     .split(",")
     .map((name) => name.trim())
     .filter((name) => name !== "");
-  const groups = `Groups: ${TOOL_GROUPS.join(", ")}.`;
-  if (names.length === 0) throw new ValidationError(`${where} names no tool group. ${groups}`);
-  const unknown = names.filter((name) => !isGroup(name));
+  // The messages' wording ("tool group") is what clients and tests have always read; the code says toolset.
+  const known = `Groups: ${TOOLSETS.join(", ")}.`;
+  if (names.length === 0) throw new ValidationError(`${where} names no tool group. ${known}`);
+  const unknown = names.filter((name) => !isToolset(name));
   if (unknown.length > 0) {
     throw new ValidationError(
-      `${where} names unknown tool group${unknown.length > 1 ? "s" : ""} ${unknown.map((name) => `'${name.slice(0, 40)}'`).join(", ")}. ${groups}`,
+      `${where} names unknown tool group${unknown.length > 1 ? "s" : ""} ${unknown.map((name) => `'${name.slice(0, 40)}'`).join(", ")}. ${known}`,
     );
   }
-  return new Set(names.filter(isGroup));
+  return new Set(names.filter(isToolset));
 }
 
 /** For messages and logs, in the canonical order. */
 export function describeToolsets(toolsets: Toolsets): string {
-  return TOOL_GROUPS.filter((group) => toolsets.has(group)).join(",");
+  return TOOLSETS.filter((toolset) => toolsets.has(toolset)).join(",");
 }
 
-/** Whether a connection with these groups offers the tool: it selected at least one of the tool's groups. */
-export function offers(toolsets: Toolsets, tool: Pick<AnyTool, "groups">): boolean {
-  return tool.groups.some((group) => toolsets.has(group));
+/** Whether a connection with these toolsets offers the tool: it selected at least one of the tool's toolsets. */
+export function offers(toolsets: Toolsets, tool: Pick<AnyTool, "toolsets">): boolean {
+  return tool.toolsets.some((toolset) => toolsets.has(toolset));
 }
 
-/** The error for a call to a tool the connection does not offer: it names the tool's groups and how to add one. */
-export function notOffered(tool: Pick<AnyTool, "name" | "groups">, toolsets: Toolsets): ValidationError {
+/** The error for a call to a tool the connection does not offer: it names the tool's toolsets and how to add one. */
+export function notOffered(tool: Pick<AnyTool, "name" | "toolsets">, toolsets: Toolsets): ValidationError {
   const selected = `toolsets: ${describeToolsets(toolsets)}`;
   const suffix = "to ?toolsets= on the MCP URL, or leave toolsets out for the server's default groups.";
-  const [only, ...more] = tool.groups;
+  const [only, ...more] = tool.toolsets;
   if (more.length === 0) {
     return new ValidationError(
       `${tool.name} is in the tool group '${only}', which this connection did not select (${selected}). Add '${only}' ${suffix}`,
     );
   }
-  const quoted = tool.groups.map((group) => `'${group}'`);
+  const quoted = tool.toolsets.map((toolset) => `'${toolset}'`);
   const listed = `${quoted.slice(0, -1).join(", ")} and ${quoted.at(-1)}`;
   const none = more.length === 1 ? "neither" : "none";
   return new ValidationError(

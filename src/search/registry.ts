@@ -1,5 +1,5 @@
-import type { EntitySearch, GraphIndex, IndexSource, PageRequest, RegistryState, RelationSearch } from "../domain/ports/graphIndex.js";
-import type { ReadMode } from "../domain/model/model.js";
+import type { IndexSource, RegistryState } from "../domain/ports/graphIndex.js";
+import { WorkspaceIndexAnswers } from "./indexAnswers.js";
 import { WorkspaceIndex } from "./workspaceIndex.js";
 
 interface Entry {
@@ -18,46 +18,16 @@ interface Entry {
  * Memory is bounded: past `maxBytes` (estimated, WorkspaceIndex.estimatedBytes) the least recently used
  * indexes are dropped; a dropped workspace is built again on its next use. The index in use is kept.
  */
-export class IndexRegistry implements GraphIndex {
+export class IndexRegistry extends WorkspaceIndexAnswers {
   /** In least-recently-used order: a use moves its entry to the end. */
   private readonly entries = new Map<string, Entry>();
   private clock = 0;
 
   constructor(
-    private readonly source: IndexSource,
+    source: IndexSource,
     private readonly maxBytes: number,
-  ) {}
-
-  async readGraph(workspace: string, options: { limit?: number; after?: string; mode?: ReadMode }) {
-    return (await this.current(workspace)).page(options);
-  }
-
-  async searchNodes(workspace: string, query: string, limit: number) {
-    return (await this.current(workspace)).searchNodes(query, limit);
-  }
-
-  async listTags(workspace: string) {
-    return (await this.current(workspace)).listTags();
-  }
-
-  async tagUsage(workspace: string) {
-    return (await this.current(workspace)).tagUsage();
-  }
-
-  async searchEntities(workspace: string, query: EntitySearch, page: PageRequest) {
-    return (await this.current(workspace)).searchEntities(query, page);
-  }
-
-  async searchRelations(workspace: string, query: RelationSearch, page: PageRequest) {
-    return (await this.current(workspace)).searchRelations(query, page);
-  }
-
-  async stats(workspace: string) {
-    return (await this.current(workspace)).stats();
-  }
-
-  async traversal(workspace: string) {
-    return (await this.current(workspace)).traversal();
+  ) {
+    super(source);
   }
 
   /** The workspaces whose indexes are held, least recently used first (for tests and the bench). */
@@ -65,7 +35,7 @@ export class IndexRegistry implements GraphIndex {
     return [...this.entries].flatMap(([workspace, entry]) => (entry.index ? [{ workspace, bytes: entry.index.estimatedBytes() }] : []));
   }
 
-  private async current(workspace: string): Promise<WorkspaceIndex> {
+  protected async current(workspace: string): Promise<WorkspaceIndex> {
     const arrival = ++this.clock;
     for (;;) {
       const entry = this.entryOf(workspace);

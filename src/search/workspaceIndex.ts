@@ -1,6 +1,6 @@
 import MiniSearch, { type SearchResult } from "minisearch";
 import { ValidationError } from "../domain/model/errors.js";
-import type { EntityHit, EntitySearch, GraphStats, RelationSearch, WorkspaceSnapshot } from "../domain/ports/graphIndex.js";
+import type { EntityHit, EntitySearch, GraphStats, RelationSearch, StoredPage, WorkspaceSnapshot } from "../domain/ports/graphIndex.js";
 import {
   feedPlace,
   inFeedOrder,
@@ -15,7 +15,6 @@ import type { Direction, Entity, EntityNode, Metadata, ReadMode, Relation, TagDe
 import type { TraversalPort } from "../domain/rules/navigation.js";
 import { byCreation, compareText, orderKey } from "../domain/model/order.js";
 import { searchTextOf, substringRank, type SearchText } from "../domain/rules/search.js";
-import type { StoredPage } from "../domain/ports/store.js";
 import { MemoryEstimate, type EstimatedGraph } from "./memoryEstimate.js";
 import { normalizedText, normalizeTerm, termsOf, tokenize } from "./text.js";
 

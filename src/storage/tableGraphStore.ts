@@ -1,4 +1,4 @@
-import type { Actor, Direction, EntityNode, ReadMode } from "../domain/model/model.js";
+import type { Actor, Direction, EntityNode } from "../domain/model/model.js";
 import type {
   EntitySummary,
   EntityWrite,
@@ -9,14 +9,13 @@ import type {
   Progress,
   RelationRef,
   RelationWrite,
-  StoredPage,
 } from "../domain/ports/store.js";
 import type { StorageConnection } from "./table/client.js";
 import { deleteEntities } from "./writes/deletion.js";
 import { createEntities, getEntitySummary, upsertEntity } from "./writes/entities.js";
 import type { TableGateway } from "./table/gateway.js";
 import { addObservations, deleteObservations } from "./writes/observations.js";
-import { getEntities, getEntityRelations, readGraph, scanEntities } from "./reads/reads.js";
+import { getEntities, getEntityRelations } from "./reads/reads.js";
 import { createRelations, deleteRelations, upsertRelation } from "./writes/relations.js";
 import { TableTagStore } from "./tableTagStore.js";
 import { changesSince, historyStart, readEvents } from "./reads/feed.js";
@@ -88,16 +87,8 @@ export class TableGraphStore implements GraphStore {
     return getEntityRelations(this.gateway, workspace, entityId, direction);
   }
 
-  readGraph(workspace: string, options: { limit?: number; after?: string; mode?: ReadMode }): Promise<StoredPage> {
-    return readGraph(this.gateway, workspace, options);
-  }
-
   getEntities(workspace: string, entityIds: readonly string[]): Promise<(EntityNode | undefined)[]> {
     return getEntities(this.gateway, workspace, entityIds);
-  }
-
-  scanEntities(workspace: string): AsyncIterable<EntityNode> {
-    return scanEntities(this.gateway, workspace);
   }
 
   createEntities(workspace: string, actor: Actor, entities: readonly NewEntity[], progress?: Progress): Promise<{ created: string[] }> {

@@ -1,10 +1,10 @@
-import type { Actor, EntityNode, TagDefinition, TagUsage } from "../domain/model/model.js";
+import type { Actor, EntityNode, TagDefinition } from "../domain/model/model.js";
 import { compareText } from "../domain/model/order.js";
 import type { TagChange, TagRef, TagStore, TagTarget } from "../domain/ports/store.js";
 import type { StorageConnection } from "./table/client.js";
 import type { TableGateway } from "./table/gateway.js";
 import { keyRange } from "./rows/keys.js";
-import { assembleEntity, toTagDefinition, text } from "./rows/rows.js";
+import { assembleEntity, text } from "./rows/rows.js";
 import type { BoundWrites } from "./writes/retention.js";
 import { INDEX_COLUMNS, type tagWrites } from "./writes/tagWrites.js";
 
@@ -42,35 +42,12 @@ export class TableTagStore implements TagStore {
     return { nodes: nodes.filter((node): node is EntityNode => node !== undefined), total: ids.length };
   }
 
-  async listTags(workspace: string): Promise<TagDefinition[]> {
-    return (await this.gateway.queryRange(workspace, keyRange.tagDefinitions)).map(toTagDefinition);
-  }
-
   defineTag(
     workspace: string,
     actor: Actor,
     tag: TagRef & { category?: string; description?: string },
   ): Promise<{ tag: TagDefinition; created: boolean }> {
     return this.writes.defineTag(workspace, actor, tag);
-  }
-
-  async tagUsage(workspace: string): Promise<TagUsage[]> {
-    const [definitions, index] = await Promise.all([
-      this.gateway.queryRange(workspace, keyRange.tagDefinitions),
-      this.gateway.queryRange(workspace, keyRange.tagIndex(), ["tagName", "observationId"]),
-    ]);
-    // Counted by name: a tag's id is derived from its name, so the two are one-to-one.
-    const usage = new Map<string, TagUsage>(
-      definitions.map((row) => [text(row.name), { ...toTagDefinition(row), entities: 0, observations: 0 }]),
-    );
-    for (const row of index) {
-      const name = text(row.tagName);
-      const counts = usage.get(name) ?? { name, category: "", description: "", entities: 0, observations: 0 };
-      if (text(row.observationId)) counts.observations += 1;
-      else counts.entities += 1;
-      usage.set(name, counts);
-    }
-    return [...usage.values()];
   }
 
   deleteTags(

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "@jest/globals";
 import type { FeedTail, IndexSource, RegistryState, WorkspaceSnapshot } from "../../src/domain/ports/graphIndex.js";
 import type { ChangeEvent, FeedPosition } from "../../src/domain/feed/history.js";
-import type { EntityNode } from "../../src/domain/model/model.js";
+import type { EntityNode, TagDefinition } from "../../src/domain/model/model.js";
 import { IndexRegistry } from "../../src/search/registry.js";
 import { WorkspaceIndex } from "../../src/search/workspaceIndex.js";
 
@@ -118,6 +118,14 @@ class ScriptedSource implements IndexSource {
     this.tails += 1;
     await this.gate;
     return this.pruned ? undefined : { events: this.tailEvents.splice(0), registry: this.registry, position };
+  }
+
+  async *scanNodes(): AsyncIterable<EntityNode> {
+    yield* this.nodes;
+  }
+
+  scanTags(): Promise<TagDefinition[]> {
+    return Promise.resolve([]);
   }
 
   claimGeneration(_workspace: string, registry: RegistryState): Promise<string | undefined> {

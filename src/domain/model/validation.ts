@@ -164,3 +164,10 @@ export function checkRelationLookup(relation: RelationInput, where: string): voi
   checkEntityNameLookup(relation.to, `${where}.to`);
   checkRelationTypeLookup(relation.relationType, `${where}.relationType`);
 }
+
+/** A time given as ISO 8601 text (a date, or a date and time), as milliseconds; a ValidationError otherwise. */
+export function parseTime(text: string, field: string): number {
+  const ms = /^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(text) ? Date.parse(text) : Number.NaN;
+  if (Number.isNaN(ms)) throw new ValidationError(`${field} '${text.slice(0, 100)}' is not an ISO 8601 time, e.g. 2026-01-31T12:00:00Z.`);
+  return ms;
+}

@@ -1,7 +1,6 @@
 import type { ChangeEvent, FeedPosition } from "../feed/history.js";
 import type { Entity, EntityNode, ReadMode, Relation, TagDefinition, TagUsage } from "../model/model.js";
 import type { TraversalPort } from "../rules/navigation.js";
-import type { StoredPage } from "./store.js";
 
 /**
  * The workspace index port (docs/search.md): whole-workspace reads answered from an index each instance
@@ -10,12 +9,24 @@ import type { StoredPage } from "./store.js";
  * past one instance's memory it would be Azure AI Search behind this same port.
  */
 export interface GraphIndex {
-  /** read_graph's page, with the same paging as the store's (entities in key order after `after`). */
+  /**
+   * read_graph's page: entities in key order after `after`, at most `limit` of them (all when absent), with the relations whose
+   * source is among them, so paging returns each relation once. Mode "names" leaves observations and metadata empty.
+   */
   readGraph(workspace: string, options: { limit?: number; after?: string; mode?: ReadMode }): Promise<StoredPage>;
   /** search_nodes' substring rule (domain/rules/search.ts): the best `limit` entities, each with every relation touching it. */
   searchNodes(workspace: string, query: string, limit: number): Promise<EntityNode[]>;
   listTags(workspace: string): Promise<TagDefinition[]>;
   tagUsage(workspace: string): Promise<TagUsage[]>;
+  /**
+   * Every entity with its relations, streamed straight from storage in key order (one request per 1,000 rows), never from a
+   * held index: for a call that reads the workspace once and must not hold it whole (detect_duplicate_entities, import). A
+   * held index would answer for one feed-tail read only once built, and building it (a scan and a generation claim) for
+   * one pass costs more than the pass (docs/architecture.md#storage-round-trips-per-call).
+   */
+  scanNodes(workspace: string): AsyncIterable<EntityNode>;
+  /** The tag definitions as stored (one range read), for the same one-pass callers as scanNodes (import). */
+  scanTags(workspace: string): Promise<TagDefinition[]>;
   /** Ranked, filtered entity search: one page of hits in rank order, after the hit of entity `page.after`. */
   searchEntities(workspace: string, query: EntitySearch, page: PageRequest): Promise<{ hits: EntityHit[]; more: boolean }>;
   /** Relations matching every filter given, oldest first: one page, after relation `page.after`. */
@@ -26,6 +37,13 @@ export interface GraphIndex {
    * get_neighbors or find_path runs on it with no further request, however many levels it walks.
    */
   traversal(workspace: string): Promise<TraversalPort>;
+}
+
+/** One page of read_graph in key order: `after` is the position to continue from (absent on the last page). */
+export interface StoredPage {
+  entities: Entity[];
+  relations: Relation[];
+  after?: string;
 }
 
 export interface EntitySearch {
@@ -99,9 +117,13 @@ export interface FeedTail {
   position: FeedPosition;
 }
 
-/** The storage side of the index: one scan to build, one range read per refresh. */
+/** The storage side of the index: one scan to build, one range read per refresh, and the one-pass reads behind scanNodes and scanTags. */
 export interface IndexSource {
   snapshot(workspace: string): Promise<WorkspaceSnapshot>;
+  /** Every entity with its relations, streamed in key order: one entity held at a time. */
+  scanNodes(workspace: string): AsyncIterable<EntityNode>;
+  /** Every tag definition, in no particular order (one range read). */
+  scanTags(workspace: string): Promise<TagDefinition[]>;
   /** The events after `position` and the registry row, in one request; undefined when retention may have pruned events since. */
   tail(workspace: string, position: FeedPosition): Promise<FeedTail | undefined>;
   /** Sets the generation on a registry row that has none (If-Match on its ETag); the generation the row holds afterwards. */

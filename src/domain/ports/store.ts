@@ -3,7 +3,7 @@ import type { WorkspaceStore } from "./workspaceStore.js";
 import type { BatchAnswer, BatchClaim, BatchStep } from "../rules/batchModel.js";
 import type { MergeReport } from "../rules/curationModel.js";
 import type { ChangeEvent, FeedPosition } from "../feed/history.js";
-import type { Actor, Direction, Entity, EntityNode, Metadata, ReadMode, Relation, TagDefinition, TagUsage } from "../model/model.js";
+import type { Actor, Direction, EntityNode, Metadata, TagDefinition } from "../model/model.js";
 
 /** What an upsert writes to an entity. Absent fields keep their stored values. */
 export interface EntityWrite {
@@ -59,13 +59,6 @@ export interface EntitySummary {
   entityType: string;
 }
 
-/** A page as the store sees it: `after` is the position to continue from (absent on the last page). */
-export interface StoredPage {
-  entities: Entity[];
-  relations: Relation[];
-  after?: string;
-}
-
 /** Called as a bulk write commits, with how many of the given items were just settled (written or skipped). */
 export type Progress = (settled: number) => void;
 
@@ -101,18 +94,12 @@ export interface TagStore {
    */
   entitiesByTag(workspace: string, tagId: string, limit: number): Promise<{ nodes: EntityNode[]; total: number }>;
 
-  /** Every tag definition of the workspace, in no particular order. */
-  listTags(workspace: string): Promise<TagDefinition[]>;
-
   /** Creates the tag, or updates its category and description (an absent one keeps its stored value). */
   defineTag(
     workspace: string,
     actor: Actor,
     tag: TagRef & { category?: string; description?: string },
   ): Promise<{ tag: TagDefinition; created: boolean }>;
-
-  /** Every defined tag with how many entities and observations carry it, in no particular order. */
-  tagUsage(workspace: string): Promise<TagUsage[]>;
 
   /** Takes the tags off everything that carries them and deletes their definitions. Unknown tags are ignored. */
   deleteTags(
@@ -154,17 +141,8 @@ export interface GraphStore {
    */
   getEntityRelations(workspace: string, entityId: string, direction: Direction): Promise<EntityNode | undefined>;
 
-  /**
-   * Entities in storage order after position `after`, at most `limit` of them (all when absent), with
-   * the relations whose source is among them. Mode "names" leaves observations and metadata empty.
-   */
-  readGraph(workspace: string, options: { limit?: number; after?: string; mode?: ReadMode }): Promise<StoredPage>;
-
   /** Each entity with everything attached, in the order asked (undefined where it does not exist). */
   getEntities(workspace: string, entityIds: readonly string[]): Promise<(EntityNode | undefined)[]>;
-
-  /** Every entity of the workspace with its relations, streamed, so a caller can filter without holding the graph. */
-  scanEntities(workspace: string): AsyncIterable<EntityNode>;
 
   /** Creates the entities that do not exist yet; existing ones are left untouched. Returns the ids created. */
   createEntities(workspace: string, actor: Actor, entities: readonly NewEntity[], progress?: Progress): Promise<{ created: string[] }>;

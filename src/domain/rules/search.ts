@@ -1,5 +1,4 @@
-import type { Entity, EntityNode } from "../model/model.js";
-import { byCreation } from "../model/order.js";
+import type { Entity } from "../model/model.js";
 
 /** An entity's searchable text, lower-cased. */
 export interface SearchText {
@@ -25,27 +24,3 @@ export const searchTextOf = (entity: Pick<Entity, "name" | "entityType" | "obser
   entityType: entity.entityType.toLowerCase(),
   observations: entity.observations.map((content) => content.toLowerCase()),
 });
-
-const searchRank = (entity: Entity, query: string): number | undefined => substringRank(searchTextOf(entity), query.toLowerCase());
-
-interface Ranked {
-  rank: number;
-  node: EntityNode;
-}
-
-const better = (a: Ranked, b: Ranked): number => a.rank - b.rank || byCreation(a.node.entity, b.node.entity);
-
-/** The best `limit` matches of a stream, holding at most about 2 × limit of them at a time. */
-export async function topMatches(nodes: AsyncIterable<EntityNode>, query: string, limit: number): Promise<EntityNode[]> {
-  let kept: Ranked[] = [];
-  for await (const node of nodes) {
-    const rank = searchRank(node.entity, query);
-    if (rank === undefined) continue;
-    kept.push({ rank, node });
-    if (kept.length >= 2 * limit) kept = kept.sort(better).slice(0, limit);
-  }
-  return kept
-    .sort(better)
-    .slice(0, limit)
-    .map((ranked) => ranked.node);
-}

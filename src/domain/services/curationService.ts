@@ -4,30 +4,19 @@ import type { MergeReport } from "../rules/curationModel.js";
 import { ConflictError, MemoryError, ValidationError } from "../model/errors.js";
 import { LIMITS } from "../model/limits.js";
 import type { Actor } from "../model/model.js";
+import type { GraphIndex } from "../ports/graphIndex.js";
 import type { GraphStore } from "../ports/store.js";
-
-type Args<K extends BatchOp["op"]> = Extract<BatchOp, { op: K }>["args"];
+import { idOf } from "../rules/entityRef.js";
+import type { CoreService } from "./core.js";
+import type { GraphService } from "./graph.js";
 
 /**
- * The single-operation writes a non-atomic batch runs, each with its own tool's rules: MemoryService's
- * (named here, not imported, so the service that owns this one is not a dependency of it).
+ * The single-operation writes a non-atomic batch runs, each with its own tool's rules: the core and
+ * graph services', given at composition (services.ts); neither knows this one.
  */
-interface OperationRunner {
-  upsertEntity(
-    workspace: string,
-    actor: Actor,
-    input: Args<"upsert_entity">,
-  ): Promise<{ id: string; created: boolean; version: string; addedObservations: string[] }>;
-  addObservations(workspace: string, actor: Actor, items: Args<"add_observations">["observations"]): Promise<unknown[]>;
-  upsertRelation(
-    workspace: string,
-    actor: Actor,
-    input: Args<"upsert_relation">,
-  ): Promise<{ relationId: string; fromEntityId: string; toEntityId: string; created: boolean; version: string }>;
-  deleteEntities(workspace: string, actor: Actor, names: readonly string[]): Promise<void>;
-  deleteRelations(workspace: string, actor: Actor, relations: Args<"delete_relations">["relations"]): Promise<void>;
-  deleteObservations(workspace: string, actor: Actor, deletions: Args<"delete_observations">["deletions"]): Promise<void>;
-  idOf(workspace: string, ref: { id?: string; name?: string }, fields: { id: string; name: string; role?: string }): string;
+interface BatchWriters {
+  core: Pick<CoreService, "upsertEntity" | "upsertRelation">;
+  graph: Pick<GraphService, "addObservations" | "deleteEntities" | "deleteRelations" | "deleteObservations">;
 }
 import { checkCount, checkEntityType, checkLimit } from "../model/validation.js";
 import { DEFAULT_DUPLICATE_THRESHOLD, findDuplicates, type DuplicateCandidate, type DuplicatePair } from "../rules/duplicates.js";
@@ -36,11 +25,12 @@ const DEFAULT_DUPLICATE_LIMIT = 50;
 /** Sources one merge takes: each is read whole and merged in turn. */
 const MAX_MERGE_SOURCES = 20;
 
-/** The curate group's rules (docs/curate.md): batches; duplicate detection and merges live beside them. */
+/** The curate toolset's rules (docs/curate.md): batches; duplicate detection and merges live beside them. */
 export class CurationService {
   constructor(
     private readonly store: GraphStore,
-    private readonly memory: OperationRunner,
+    private readonly index: Pick<GraphIndex, "scanNodes">,
+    private readonly writers: BatchWriters,
   ) {}
 
   /**
@@ -59,7 +49,7 @@ export class CurationService {
     checkRequestId(options.requestId);
     // Every operation's input is checked first, in both modes, so a batch holding one invalid operation writes nothing.
     const steps = stepsOf(workspace, ops, (ref, role) =>
-      this.memory.idOf(workspace, ref, {
+      idOf(workspace, ref, {
         id: `${role}EntityId`,
         name: role,
         role: role === "from" ? "the source entity" : "the target entity",
@@ -83,8 +73,8 @@ export class CurationService {
   }
 
   /**
-   * Candidate duplicate pairs (duplicates.ts), best first. The workspace is read in one scan, behind
-   * candidatesOf, so a cheaper source (an index) can take its place.
+   * Candidate duplicate pairs (duplicates.ts), best first. The workspace is read in one streamed scan
+   * (GraphIndex.scanNodes), one entity held at a time while its candidate is made.
    */
   async detectDuplicates(
     workspace: string,
@@ -112,9 +102,9 @@ export class CurationService {
   ): Promise<MergeReport & { dryRun: boolean }> {
     if (input.sources.length === 0) throw new ValidationError("sources is empty: name at least one entity to merge into the target.");
     checkCount(input.sources, "sources", MAX_MERGE_SOURCES);
-    const targetId = this.memory.idOf(workspace, input.target, { id: "target.id", name: "target.name", role: "the target" });
+    const targetId = idOf(workspace, input.target, { id: "target.id", name: "target.name", role: "the target" });
     const sources = input.sources.map((ref, i) => ({
-      id: this.memory.idOf(workspace, ref, { id: `sources[${i}].id`, name: `sources[${i}].name`, role: `source ${i}` }),
+      id: idOf(workspace, ref, { id: `sources[${i}].id`, name: `sources[${i}].name`, role: `source ${i}` }),
       label: ref.name ?? ref.id ?? "",
     }));
     const self = sources.find((source) => source.id === targetId);
@@ -133,7 +123,7 @@ export class CurationService {
 
   private async candidatesOf(workspace: string): Promise<DuplicateCandidate[]> {
     const candidates: DuplicateCandidate[] = [];
-    for await (const { entity, relations } of this.store.scanEntities(workspace)) {
+    for await (const { entity, relations } of this.index.scanNodes(workspace)) {
       const neighbours = relations.flatMap((relation) => [relation.fromEntityId, relation.toEntityId]).filter((id) => id !== entity.id);
       candidates.push({ id: entity.id, name: entity.name, entityType: entity.entityType, observations: entity.observations, neighbours });
     }
@@ -155,26 +145,26 @@ export class CurationService {
   }
 
   private async runOne(workspace: string, actor: Actor, op: BatchOp): Promise<StepResult> {
-    const memory = this.memory;
+    const { core, graph } = this.writers;
     switch (op.op) {
       case "upsert_entity": {
-        const { id, created, version, addedObservations } = await memory.upsertEntity(workspace, actor, op.args);
+        const { id, created, version, addedObservations } = await core.upsertEntity(workspace, actor, op.args);
         return { id, name: op.args.name, created, version, addedObservations };
       }
       case "add_observations":
-        return { results: await memory.addObservations(workspace, actor, op.args.observations) };
+        return { results: await graph.addObservations(workspace, actor, op.args.observations) };
       case "upsert_relation": {
-        const { relationId, fromEntityId, toEntityId, created, version } = await memory.upsertRelation(workspace, actor, op.args);
+        const { relationId, fromEntityId, toEntityId, created, version } = await core.upsertRelation(workspace, actor, op.args);
         return { relationId, fromEntityId, toEntityId, created, version };
       }
       case "delete_entities":
-        await memory.deleteEntities(workspace, actor, op.args.entityNames);
+        await graph.deleteEntities(workspace, actor, op.args.entityNames);
         return {};
       case "delete_relations":
-        await memory.deleteRelations(workspace, actor, op.args.relations);
+        await graph.deleteRelations(workspace, actor, op.args.relations);
         return {};
       case "delete_observations":
-        await memory.deleteObservations(workspace, actor, op.args.deletions);
+        await graph.deleteObservations(workspace, actor, op.args.deletions);
         return {};
     }
   }

@@ -2,12 +2,12 @@ import type { CursorCodec } from "../model/cursor.js";
 import { NotFoundError, ValidationError } from "../model/errors.js";
 import { describeEvent, CHANGE_KINDS, type ChangeEvent, type ChangeKind } from "../feed/history.js";
 import { entityId as entityIdOf } from "../model/ids.js";
-import type { Actor, Direction, Entity, EntityNode, Relation } from "../model/model.js";
-import { GraphReplay } from "../feed/replay.js";
+import type { Actor } from "../model/model.js";
 import { EntityRestore, touchesEntity, type RestoreReport } from "./restore.js";
 import type { GraphStore } from "../ports/store.js";
-import { subgraph } from "../rules/subgraph.js";
-import { checkCount, checkEntityName, checkLimit, checkPrincipal } from "../model/validation.js";
+import { idOf, type EntityRef } from "../rules/entityRef.js";
+import { checkCount, checkEntityName, checkLimit, checkPrincipal, parseTime } from "../model/validation.js";
+import type { AsOfReads } from "./asOf.js";
 
 /**
  * History over the change feed (docs/history.md): the workspace's changes, one entity's history,
@@ -36,6 +36,7 @@ export class HistoryService {
   constructor(
     private readonly store: GraphStore,
     private readonly cursors: CursorCodec,
+    private readonly asOf: AsOfReads,
   ) {}
 
   async changes(workspace: string, query: ChangesQuery): Promise<ChangesPage> {
@@ -66,11 +67,10 @@ export class HistoryService {
     return this.page(matching, order, limit, after, (last) => this.cursors.encode(scope, last));
   }
 
-  async entityHistory(
-    workspace: string,
-    ref: { id: string; label: string },
-    options: { limit?: number; cursor?: string },
-  ): Promise<ChangesPage> {
+  /** The events of one entity (by id or name), oldest first, also after it was deleted. */
+  async entityHistory(workspace: string, entity: EntityRef, options: { limit?: number; cursor?: string }): Promise<ChangesPage> {
+    const id = idOf(workspace, entity, { id: "entityId", name: "entityName" });
+    const ref = { id, label: entity.name ?? id };
     const limit = options.limit ?? DEFAULT_CHANGES_LIMIT;
     checkLimit(limit, "limit");
     const scope = { workspace, tool: "get_entity_history" as const, mode: ref.id };
@@ -88,65 +88,9 @@ export class HistoryService {
     return this.page(own, "oldest", limit, after, (last) => this.cursors.encode(scope, last));
   }
 
-  /** The whole graph as of `asOf`, rebuilt from every event up to then. */
-  async graphAsOf(workspace: string, asOf: string): Promise<{ entities: Entity[]; relations: Relation[] }> {
-    const at = await this.checkAsOf(workspace, asOf);
-    return new GraphReplay().apply(await this.store.events(workspace, { toMs: at + 1 })).graph();
-  }
-
-  /** The named entities as of `asOf` (each rebuilt from its own history) and every relation touching them. */
-  async nodesAsOf(workspace: string, entityIds: readonly string[], asOf: string): Promise<(EntityNode | undefined)[]> {
-    const at = await this.checkAsOf(workspace, asOf);
-    const histories = await Promise.all(entityIds.map((id) => this.store.events(workspace, { entityId: id, toMs: at + 1 })));
-    return entityIds.map((id, i) => new GraphReplay().apply(histories[i]!).node(id));
-  }
-
-  async openNodesAsOf(
-    workspace: string,
-    entityIds: readonly string[],
-    asOf: string,
-  ): Promise<{ entities: Entity[]; relations: Relation[] }> {
-    const nodes = await this.nodesAsOf(workspace, entityIds, asOf);
-    return subgraph(nodes.filter((node): node is EntityNode => node !== undefined));
-  }
-
-  async relationsAsOf(workspace: string, entityId: string, label: string, direction: Direction, asOf: string): Promise<Relation[]> {
-    const [node] = await this.nodesAsOf(workspace, [entityId], asOf);
-    if (!node) throw new NotFoundError(`Entity '${label}' did not exist in workspace '${workspace}' at ${asOf}.`);
-    return node.relations.filter(
-      (relation) => direction === "both" || (direction === "out" ? relation.fromEntityId === entityId : relation.toEntityId === entityId),
-    );
-  }
-
   /** Brings back a deleted entity (docs/history.md#restoring-a-deleted-entity; restore.ts). */
   restoreEntity(workspace: string, actor: Actor, name: string, asOf?: string): Promise<RestoreReport> {
-    return new EntityRestore(this.store, (ws, time) => this.checkAsOf(ws, time)).restore(workspace, actor, name, asOf);
-  }
-
-  /**
-   * asOf as milliseconds. Refused: text that is not an ISO 8601 time, a time in the future, and a time
-   * before the workspace's first event ("no history before X": not a silently partial state).
-   */
-  private async checkAsOf(workspace: string, asOf: string): Promise<number> {
-    const at = parseTime(asOf, "asOf");
-    if (at > Date.now()) throw new ValidationError(`asOf ${asOf} is in the future. Give a past time, or omit asOf for the current state.`);
-    const { first, prunedBefore } = await this.store.historyStart(workspace);
-    if (prunedBefore !== undefined) {
-      // A replay without the pruned events would be a partial state: refuse rather than mislead.
-      throw new ValidationError(
-        `No complete history: events before ${prunedBefore} were pruned (MEMORY_HISTORY_RETENTION_DAYS), and an as-of state ` +
-          "needs every event since the workspace began. Use get_changes for the history that is kept.",
-      );
-    }
-    if (!first) {
-      throw new ValidationError(
-        `Workspace '${workspace}' has no history yet: no change has been recorded. Omit asOf for the current state.`,
-      );
-    }
-    if (at < Date.parse(first.at)) {
-      throw new ValidationError(`No history before ${first.at}: the workspace's first recorded change. Give a time at or after it.`);
-    }
-    return at;
+    return new EntityRestore(this.store, (ws, time) => this.asOf.at(ws, time)).restore(workspace, actor, name, asOf);
   }
 
   private async page(
@@ -166,13 +110,6 @@ export class HistoryService {
     const shown = rest.slice(0, limit).map((event) => ({ ...event, summary: describeEvent(event) }));
     return { events: shown, ...(rest.length > limit ? { cursor: await encode(shown[shown.length - 1]!.id) } : {}) };
   }
-}
-
-/** A time given as ISO 8601 text (a date, or a date and time), as milliseconds; a ValidationError otherwise. */
-export function parseTime(text: string, field: string): number {
-  const ms = /^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(text) ? Date.parse(text) : Number.NaN;
-  if (Number.isNaN(ms)) throw new ValidationError(`${field} '${text.slice(0, 100)}' is not an ISO 8601 time, e.g. 2026-01-31T12:00:00Z.`);
-  return ms;
 }
 
 function checkKinds(kinds: readonly string[]): Set<ChangeKind> {

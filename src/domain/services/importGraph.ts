@@ -2,6 +2,7 @@ import { forEachLimited } from "../model/concurrency.js";
 import { entityId, observationId, relationIds, relationWrite, tagId } from "../model/ids.js";
 import { LIMITS } from "../model/limits.js";
 import type { Actor, TagDefinition } from "../model/model.js";
+import type { GraphIndex } from "../ports/graphIndex.js";
 import type { GraphStore, NewEntity, ObservationChange, RelationWrite, TagStore, TagTarget } from "../ports/store.js";
 import {
   checkEntityInput,
@@ -66,6 +67,7 @@ const ENTITIES_PER_ADD = 100;
  */
 export async function importGraph(
   store: GraphStore,
+  index: Pick<GraphIndex, "scanNodes" | "scanTags">,
   workspace: string,
   actor: Actor,
   input: ImportInput,
@@ -89,7 +91,7 @@ export async function importGraph(
 
   const storedObservations = new Map<string, Set<string>>();
   const storedRelations = new Set<string>();
-  for await (const node of store.scanEntities(workspace)) {
+  for await (const node of index.scanNodes(workspace)) {
     storedObservations.set(node.entity.id, new Set(node.entity.observations));
     for (const relation of node.relations) storedRelations.add(relation.id);
   }
@@ -163,7 +165,7 @@ export async function importGraph(
   }
   report.relationsCreated = outcome.created.length;
   report.missingEndpoints.sort((a, b) => a.line - b.line);
-  await importTags(store.tags, workspace, actor, tags, taggings, report, progress);
+  await importTags(store.tags, index, workspace, actor, tags, taggings, report, progress);
   return report;
 }
 
@@ -177,6 +179,7 @@ const TAGGINGS_IN_FLIGHT = 8;
  */
 async function importTags(
   store: TagStore,
+  index: Pick<GraphIndex, "scanTags">,
   workspace: string,
   actor: Actor,
   tags: readonly Located<TagDefinition>[],
@@ -185,7 +188,7 @@ async function importTags(
   progress: (settled: number) => void,
 ): Promise<void> {
   if (tags.length > 0) {
-    const stored = new Set((await store.listTags(workspace)).map((tag) => tag.name));
+    const stored = new Set((await index.scanTags(workspace)).map((tag) => tag.name));
     const fresh = tags.filter((tag) => !stored.has(tag.name));
     report.tagsExisting = tags.length - fresh.length;
     progress(tags.length - fresh.length);

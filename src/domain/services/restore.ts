@@ -41,7 +41,7 @@ export interface RestoreReport {
 export class EntityRestore {
   constructor(
     private readonly store: GraphStore,
-    /** asOf checked against where the workspace's history starts (HistoryService), as milliseconds. */
+    /** asOf checked against where the workspace's history starts (AsOfReads), as milliseconds. */
     private readonly checkAsOf: (workspace: string, asOf: string) => Promise<number>,
   ) {}
 

@@ -1,7 +1,6 @@
 import type { CursorCodec } from "../model/cursor.js";
 import { ValidationError } from "../model/errors.js";
 import type { EntityHit, GraphIndex, GraphStats } from "../ports/graphIndex.js";
-import { parseTime } from "./historyService.js";
 import { entityId } from "../model/ids.js";
 import { LIMITS } from "../model/limits.js";
 import type { Relation } from "../model/model.js";
@@ -14,6 +13,7 @@ import {
   checkRelationType,
   checkSearchQuery,
   checkTagName,
+  parseTime,
 } from "../model/validation.js";
 
 export const DEFAULT_SEARCH_ENTITIES_LIMIT = 20;

@@ -3,6 +3,7 @@ import { entityId, observationId, tagId } from "../model/ids.js";
 import { LIMITS } from "../model/limits.js";
 import type { Actor, Entity, Relation, TagDefinition, TagUsage } from "../model/model.js";
 import { compareText } from "../model/order.js";
+import type { GraphIndex } from "../ports/graphIndex.js";
 import type { TagChange, TagRef, TagStore, TagTarget } from "../ports/store.js";
 import { subgraph } from "../rules/subgraph.js";
 import {
@@ -24,10 +25,10 @@ export const DEFAULT_TAGGED_LIMIT = 50;
  * delete_tags removes it everywhere. Deleting an entity or an observation removes its tags.
  */
 export class TagService {
-  /** `index` (docs/search.md), when given, answers the whole-workspace reads (all tags, usage) instead of a scan. */
+  /** `index` (docs/search.md) answers the whole-workspace reads: all tags, usage. */
   constructor(
     private readonly store: TagStore,
-    private readonly index?: Pick<TagStore, "listTags" | "tagUsage">,
+    private readonly index: Pick<GraphIndex, "listTags" | "tagUsage">,
   ) {}
 
   /** Puts the tags on the entity; returns those it did not carry before. */
@@ -88,7 +89,7 @@ export class TagService {
 
   /** Every tag of the workspace, by name. */
   async allTags(workspace: string): Promise<TagDefinition[]> {
-    return (await (this.index ?? this.store).listTags(workspace)).sort((a, b) => compareText(a.name, b.name));
+    return (await this.index.listTags(workspace)).sort((a, b) => compareText(a.name, b.name));
   }
 
   /** Creates the tag, or sets its category and description (one left out keeps its value). */
@@ -106,7 +107,7 @@ export class TagService {
   /** Every tag with how many entities and observations carry it: most used first, then by name. */
   async usage(workspace: string): Promise<TagUsage[]> {
     const total = (usage: TagUsage) => usage.entities + usage.observations;
-    return (await (this.index ?? this.store).tagUsage(workspace)).sort((a, b) => total(b) - total(a) || compareText(a.name, b.name));
+    return (await this.index.tagUsage(workspace)).sort((a, b) => total(b) - total(a) || compareText(a.name, b.name));
   }
 
   /** Removes the tags from everything that carries them, and their definitions. Unknown names are ignored. */

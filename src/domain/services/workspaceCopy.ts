@@ -1,6 +1,6 @@
 import { forEachLimited } from "../model/concurrency.js";
 import type { ImportInput, ImportReport } from "./importGraph.js";
-import type { MemoryService } from "./memory.js";
+import type { Services } from "./services.js";
 import type { Actor } from "../model/model.js";
 
 /** Entities read per page while copying: bounded memory however large the workspace. */
@@ -20,12 +20,17 @@ export interface CopyReport extends ImportReport {
  * names; its history starts with the copy (the source's history is not copied). Like import it
  * only adds: run into an empty workspace for an exact copy.
  */
-export async function copyWorkspace(memory: MemoryService, from: string, to: string, actor: Actor): Promise<CopyReport> {
+export async function copyWorkspace(
+  services: Pick<Services, "core" | "graph" | "tags">,
+  from: string,
+  to: string,
+  actor: Actor,
+): Promise<CopyReport> {
   const input: Required<ImportInput> = { entities: [], relations: [], tags: [], taggings: [] };
   const withMetadata: { kind: "entity" | "relation"; write: () => Promise<unknown> }[] = [];
   let cursor: string | undefined;
   do {
-    const page = await memory.readGraph(from, { limit: PAGE, ...(cursor ? { cursor } : {}) });
+    const page = await services.graph.readGraph(from, { limit: PAGE, ...(cursor ? { cursor } : {}) });
     for (const entity of page.entities) {
       const line = input.entities.length + 1;
       input.entities.push({ line, name: entity.name, entityType: entity.entityType, observations: entity.observations });
@@ -34,7 +39,7 @@ export async function copyWorkspace(memory: MemoryService, from: string, to: str
         input.taggings.push({ line, entityName: entity.name, observation, tagNames });
       if (Object.keys(entity.metadata).length > 0) {
         const { name, entityType, metadata } = entity;
-        withMetadata.push({ kind: "entity", write: () => memory.upsertEntity(to, actor, { name, entityType, metadata }) });
+        withMetadata.push({ kind: "entity", write: () => services.core.upsertEntity(to, actor, { name, entityType, metadata }) });
       }
     }
     for (const relation of page.relations) {
@@ -43,14 +48,14 @@ export async function copyWorkspace(memory: MemoryService, from: string, to: str
       if (Object.keys(metadata).length > 0) {
         withMetadata.push({
           kind: "relation",
-          write: () => memory.upsertRelation(to, actor, { from: { name: fromName }, to: { name: toName }, relationType, metadata }),
+          write: () => services.core.upsertRelation(to, actor, { from: { name: fromName }, to: { name: toName }, relationType, metadata }),
         });
       }
     }
     cursor = page.cursor;
   } while (cursor);
-  input.tags = (await memory.tags.allTags(from)).map((tag, i) => ({ ...tag, line: i + 1 }));
-  const report = await memory.importGraph(to, actor, input);
+  input.tags = (await services.tags.allTags(from)).map((tag, i) => ({ ...tag, line: i + 1 }));
+  const report = await services.graph.importGraph(to, actor, input);
   await forEachLimited(withMetadata, WRITES_IN_FLIGHT, async ({ write }) => void (await write()));
   return { ...report, metadataWritten: withMetadata.length };
 }

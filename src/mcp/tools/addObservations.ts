@@ -1,11 +1,12 @@
 import { z } from "zod";
+import { ADDITIVE_WRITE } from "../annotations.js";
 import { defineTool } from "../tool.js";
 import { indentedJson } from "../graphShapes.js";
 
 /** Official memory-server parity (see createEntities.ts). */
 export const addObservations = defineTool({
   name: "add_observations",
-  groups: ["graph"],
+  toolsets: ["graph"],
   title: "Add Observations",
   description: "Add new observations to existing entities in the knowledge graph",
   input: {
@@ -17,10 +18,10 @@ export const addObservations = defineTool({
     ),
   },
   output: { results: z.array(z.object({ entityName: z.string(), addedObservations: z.array(z.string()) })) },
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  annotations: ADDITIVE_WRITE,
   exactOutputSchema: true,
   text: (result) => indentedJson(result.results),
-  async handler(args, { memory, workspace, actor }) {
-    return { results: await memory.addObservations(workspace, actor, args.observations) };
+  async handler(args, { services, workspace, actor }) {
+    return { results: await services.graph.addObservations(workspace, actor, args.observations) };
   },
 });

@@ -1,19 +1,20 @@
 import { z } from "zod";
+import { ADDITIVE_WRITE } from "../annotations.js";
 import { defineTool } from "../tool.js";
 import { indentedJson, officialEntity } from "../graphShapes.js";
 
 /** Official memory-server parity: name, description, schemas, annotations and text as server-memory 2026.8.31. */
 export const createEntities = defineTool({
   name: "create_entities",
-  groups: ["graph"],
+  toolsets: ["graph"],
   title: "Create Entities",
   description: "Create multiple new entities in the knowledge graph",
   input: { entities: z.array(officialEntity) },
   output: { entities: z.array(officialEntity) },
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  annotations: ADDITIVE_WRITE,
   exactOutputSchema: true,
   text: (result) => indentedJson(result.entities),
-  async handler(args, { memory, workspace, actor }) {
-    return { entities: await memory.createEntities(workspace, actor, args.entities) };
+  async handler(args, { services, workspace, actor }) {
+    return { entities: await services.graph.createEntities(workspace, actor, args.entities) };
   },
 });

@@ -1,19 +1,20 @@
 import { z } from "zod";
+import { ADDITIVE_WRITE } from "../annotations.js";
 import { defineTool } from "../tool.js";
 import { indentedJson, officialRelation } from "../graphShapes.js";
 
 /** Official memory-server parity (see createEntities.ts). */
 export const createRelations = defineTool({
   name: "create_relations",
-  groups: ["graph"],
+  toolsets: ["graph"],
   title: "Create Relations",
   description: "Create multiple new relations between entities in the knowledge graph. Relations should be in active voice",
   input: { relations: z.array(officialRelation) },
   output: { relations: z.array(officialRelation) },
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  annotations: ADDITIVE_WRITE,
   exactOutputSchema: true,
   text: (result) => indentedJson(result.relations),
-  async handler(args, { memory, workspace, actor }) {
-    return { relations: await memory.createRelations(workspace, actor, args.relations) };
+  async handler(args, { services, workspace, actor }) {
+    return { relations: await services.graph.createRelations(workspace, actor, args.relations) };
   },
 });

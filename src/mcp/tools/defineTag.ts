@@ -1,11 +1,12 @@
 import { z } from "zod";
+import { IDEMPOTENT_WRITE } from "../annotations.js";
 import { defineTool } from "../tool.js";
 import { tagDefinition } from "../graphShapes.js";
 import { tagCategory, tagDescription, tagName } from "../schemas.js";
 
 export const defineTag = defineTool({
   name: "define_tag",
-  groups: ["tags"],
+  toolsets: ["tags"],
   title: "Define a tag",
   description:
     "Create a tag, or set what an existing one means: its category (e.g. priority, source, confidence) and description. A field left " +
@@ -16,8 +17,8 @@ export const defineTag = defineTool({
     description: tagDescription.optional(),
   },
   output: { tag: tagDefinition, created: z.boolean().describe("true if the tag did not exist before this call") },
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  async handler(args, { memory, workspace, actor }) {
-    return memory.tags.defineTag(workspace, actor, args);
+  annotations: IDEMPOTENT_WRITE,
+  async handler(args, { services, workspace, actor }) {
+    return services.tags.defineTag(workspace, actor, args);
   },
 });

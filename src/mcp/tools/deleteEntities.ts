@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { IDEMPOTENT_DESTRUCTIVE_WRITE } from "../annotations.js";
 import { defineTool } from "../tool.js";
 import { officialStatus } from "../graphShapes.js";
 
@@ -7,16 +8,16 @@ const MESSAGE = "Entities deleted successfully";
 /** Official memory-server parity (see createEntities.ts). */
 export const deleteEntities = defineTool({
   name: "delete_entities",
-  groups: ["graph"],
+  toolsets: ["graph"],
   title: "Delete Entities",
   description: "Delete multiple entities and their associated relations from the knowledge graph",
   input: { entityNames: z.array(z.string()).describe("An array of entity names to delete") },
   output: officialStatus,
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  annotations: IDEMPOTENT_DESTRUCTIVE_WRITE,
   exactOutputSchema: true,
   text: (result) => result.message,
-  async handler(args, { memory, workspace, actor }) {
-    await memory.deleteEntities(workspace, actor, args.entityNames);
+  async handler(args, { services, workspace, actor }) {
+    await services.graph.deleteEntities(workspace, actor, args.entityNames);
     return { success: true, message: MESSAGE };
   },
 });

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { IDEMPOTENT_DESTRUCTIVE_WRITE } from "../annotations.js";
 import { defineTool } from "../tool.js";
 import { officialStatus } from "../graphShapes.js";
 
@@ -7,7 +8,7 @@ const MESSAGE = "Observations deleted successfully";
 /** Official memory-server parity (see createEntities.ts). */
 export const deleteObservations = defineTool({
   name: "delete_observations",
-  groups: ["graph"],
+  toolsets: ["graph"],
   title: "Delete Observations",
   description: "Delete specific observations from entities in the knowledge graph",
   input: {
@@ -19,11 +20,11 @@ export const deleteObservations = defineTool({
     ),
   },
   output: officialStatus,
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  annotations: IDEMPOTENT_DESTRUCTIVE_WRITE,
   exactOutputSchema: true,
   text: (result) => result.message,
-  async handler(args, { memory, workspace, actor }) {
-    await memory.deleteObservations(workspace, actor, args.deletions);
+  async handler(args, { services, workspace, actor }) {
+    await services.graph.deleteObservations(workspace, actor, args.deletions);
     return { success: true, message: MESSAGE };
   },
 });

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { IDEMPOTENT_DESTRUCTIVE_WRITE } from "../annotations.js";
 import { defineTool } from "../tool.js";
 import { officialRelation, officialStatus } from "../graphShapes.js";
 
@@ -7,16 +8,16 @@ const MESSAGE = "Relations deleted successfully";
 /** Official memory-server parity (see createEntities.ts). */
 export const deleteRelations = defineTool({
   name: "delete_relations",
-  groups: ["graph"],
+  toolsets: ["graph"],
   title: "Delete Relations",
   description: "Delete multiple relations from the knowledge graph",
   input: { relations: z.array(officialRelation).describe("An array of relations to delete") },
   output: officialStatus,
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  annotations: IDEMPOTENT_DESTRUCTIVE_WRITE,
   exactOutputSchema: true,
   text: (result) => result.message,
-  async handler(args, { memory, workspace, actor }) {
-    await memory.deleteRelations(workspace, actor, args.relations);
+  async handler(args, { services, workspace, actor }) {
+    await services.graph.deleteRelations(workspace, actor, args.relations);
     return { success: true, message: MESSAGE };
   },
 });

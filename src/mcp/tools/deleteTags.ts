@@ -1,10 +1,11 @@
 import { z } from "zod";
+import { IDEMPOTENT_DESTRUCTIVE_WRITE } from "../annotations.js";
 import { defineTool } from "../tool.js";
 import { tagNames } from "../schemas.js";
 
 export const deleteTags = defineTool({
   name: "delete_tags",
-  groups: ["tags"],
+  toolsets: ["tags"],
   title: "Delete tags",
   description:
     "Delete tags from the workspace: each is taken off every entity and observation carrying it, and its definition is removed. " +
@@ -15,9 +16,9 @@ export const deleteTags = defineTool({
     unlinkedEntities: z.number().int().describe("Entity tag links removed."),
     unlinkedObservations: z.number().int().describe("Observation tag links removed."),
   },
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
-  async handler(args, { memory, workspace, actor }) {
-    const result = await memory.tags.deleteTags(workspace, actor, args.tagNames);
+  annotations: IDEMPOTENT_DESTRUCTIVE_WRITE,
+  async handler(args, { services, workspace, actor }) {
+    const result = await services.tags.deleteTags(workspace, actor, args.tagNames);
     return { deletedTags: result.deleted, unlinkedEntities: result.entities, unlinkedObservations: result.observations };
   },
 });

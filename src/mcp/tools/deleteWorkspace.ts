@@ -1,9 +1,10 @@
 import { z } from "zod";
+import { IDEMPOTENT_DESTRUCTIVE_WRITE } from "../annotations.js";
 import { defineTool } from "../tool.js";
 
 export const deleteWorkspace = defineTool({
   name: "delete_workspace",
-  groups: ["admin"],
+  toolsets: ["admin"],
   title: "Delete a workspace",
   description:
     "Deletes a whole workspace: every entity, observation, relation, tag and its change history. It cannot be undone (copy it first " +
@@ -12,9 +13,9 @@ export const deleteWorkspace = defineTool({
     "if writers keep writing it answers ConflictError with nothing half-deleted: stop them and call it again.",
   input: { confirm: z.string().describe("The workspace name again, exactly: guards against deleting the wrong workspace.") },
   output: { success: z.literal(true), workspaceName: z.string(), rowsDeleted: z.number() },
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
-  async handler(args, { memory, workspace, actor }) {
-    const { rowsDeleted } = await memory.workspaces.delete(workspace, args.confirm, actor);
+  annotations: IDEMPOTENT_DESTRUCTIVE_WRITE,
+  async handler(args, { services, workspace, actor }) {
+    const { rowsDeleted } = await services.admin.delete(workspace, args.confirm, actor);
     return { success: true as const, workspaceName: workspace, rowsDeleted };
   },
 });

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { READ_ONLY } from "../annotations.js";
 import { LIMITS } from "../../domain/model/limits.js";
 import { defineTool } from "../tool.js";
 import { entityType, resultLimit } from "../schemas.js";
@@ -7,7 +8,7 @@ const entitySummary = z.object({ id: z.string(), name: z.string(), entityType: z
 
 export const detectDuplicateEntities = defineTool({
   name: "detect_duplicate_entities",
-  groups: ["curate"],
+  toolsets: ["curate"],
   title: "Find likely duplicate entities",
   description:
     "Find pairs of entities that are probably the same thing written differently ('Alice Smith', 'alice_smith', 'A. Smith'). " +
@@ -23,8 +24,8 @@ export const detectDuplicateEntities = defineTool({
     comparisons: z.number().describe("How many pairs were scored: only pairs sharing a name block are, never every pair."),
     entities: z.number().describe("How many entities were considered."),
   },
-  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  handler(args, { memory, workspace }) {
-    return memory.curation.detectDuplicates(workspace, args);
+  annotations: READ_ONLY,
+  handler(args, { services, workspace }) {
+    return services.curate.detectDuplicates(workspace, args);
   },
 });

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { DESTRUCTIVE_WRITE } from "../annotations.js";
 import type { BatchOp } from "../../domain/rules/batchModel.js";
 import { MAX_BATCH_OPERATIONS } from "../../domain/rules/batch.js";
 import { ERROR_KINDS } from "../../domain/model/errors.js";
@@ -40,7 +41,7 @@ function toBatchOp(given: z.infer<typeof operation>): BatchOp {
 
 export const executeBatch = defineTool({
   name: "execute_batch",
-  groups: ["curate"],
+  toolsets: ["curate"],
   title: "Run several writes as one batch",
   description:
     "Run up to 100 write operations in order (op: upsert_entity, add_observations, upsert_relation, delete_entities, " +
@@ -73,9 +74,9 @@ export const executeBatch = defineTool({
       .describe("One per operation, in order: its tool's answer (ids, created, version...), or its error (non-atomic only)."),
     digest: z.string().optional().describe("Present instead of results when a replayed answer was too large to keep."),
   },
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
-  async handler(args, { memory, workspace, actor }) {
-    const answer = await memory.curation.executeBatch(workspace, actor, args.operations.map(toBatchOp), {
+  annotations: DESTRUCTIVE_WRITE,
+  async handler(args, { services, workspace, actor }) {
+    const answer = await services.curate.executeBatch(workspace, actor, args.operations.map(toBatchOp), {
       atomic: args.atomic ?? false,
       ...(args.requestId !== undefined ? { requestId: args.requestId } : {}),
     });

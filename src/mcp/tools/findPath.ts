@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { READ_ONLY } from "../annotations.js";
 import { LIMITS } from "../../domain/model/limits.js";
 import { defineTool } from "../tool.js";
 import { relationEnds, relationEndsOf } from "../graphShapes.js";
@@ -9,7 +10,7 @@ const relationStep = z.object({ kind: z.literal("relation"), ...relationEnds });
 
 export const findPath = defineTool({
   name: "find_path",
-  groups: ["navigate"],
+  toolsets: ["navigate"],
   title: "Find how two entities are connected",
   description:
     "The shortest chain of relations from one entity to another, by name: `path` alternates entities and relations, from `from` to " +
@@ -37,14 +38,14 @@ export const findPath = defineTool({
     message: z.string().optional().describe("Why no path was returned (when not found)."),
     visitedEntities: z.number().describe(`Entities whose relations the search read (at most ${LIMITS.pathVisitedEntities}).`),
   },
-  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  async handler(args, { memory, workspace }) {
+  annotations: READ_ONLY,
+  async handler(args, { services, workspace }) {
     const options = {
       ...(args.maxDepth !== undefined ? { maxDepth: args.maxDepth } : {}),
       ...(args.direction !== undefined ? { direction: args.direction } : {}),
       ...(args.relationTypes !== undefined ? { relationTypes: args.relationTypes } : {}),
     };
-    const result = await memory.findPath(workspace, { name: args.from }, { name: args.to }, options);
+    const result = await services.navigate.findPath(workspace, { name: args.from }, { name: args.to }, options);
     if (!result.found) {
       const hops = args.maxDepth ?? LIMITS.pathDepth;
       const message =

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { READ_ONLY } from "../annotations.js";
 import { CHANGE_KINDS } from "../../domain/feed/history.js";
 import { defineTool } from "../tool.js";
 import { eventsOutput, pageInput, toEventsOutput } from "../historyShapes.js";
@@ -6,7 +7,7 @@ import { entityName } from "../schemas.js";
 
 export const getChanges = defineTool({
   name: "get_changes",
-  groups: ["history"],
+  toolsets: ["history"],
   title: "List what changed",
   description:
     "The workspace's change history: every write is recorded as events (one per storage transaction), each with its time, " +
@@ -25,8 +26,8 @@ export const getChanges = defineTool({
     ...pageInput,
   },
   output: eventsOutput,
-  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  async handler(args, { memory, workspace }) {
-    return toEventsOutput(workspace, await memory.history.changes(workspace, args));
+  annotations: READ_ONLY,
+  async handler(args, { services, workspace }) {
+    return toEventsOutput(workspace, await services.history.changes(workspace, args));
   },
 });

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { READ_ONLY } from "../annotations.js";
 import { DEFAULT_TAGGED_LIMIT } from "../../domain/services/tags.js";
 import { LIMITS } from "../../domain/model/limits.js";
 import { defineTool } from "../tool.js";
@@ -7,7 +8,7 @@ import { resultLimit, tagName } from "../schemas.js";
 
 export const getEntitiesByTag = defineTool({
   name: "get_entities_by_tag",
-  groups: ["tags"],
+  toolsets: ["tags"],
   title: "Find entities by tag",
   description:
     "Find the entities carrying a tag, on the entity itself or on one of its observations. Returns them with their observations, " +
@@ -23,9 +24,9 @@ export const getEntitiesByTag = defineTool({
     entities: z.array(taggedEntity),
     relations: z.array(officialRelation),
   },
-  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  async handler(args, { memory, workspace }) {
-    const { total, ...graph } = await memory.tags.entitiesByTag(workspace, args.tagName, args.limit);
+  annotations: READ_ONLY,
+  async handler(args, { services, workspace }) {
+    const { total, ...graph } = await services.tags.entitiesByTag(workspace, args.tagName, args.limit);
     return { tagName: args.tagName, total, ...toOfficialGraph(graph, true) };
   },
 });

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { READ_ONLY } from "../annotations.js";
 import { defineTool } from "../tool.js";
 import { authorshipFields, authorshipOf, versionOrLegacy } from "../graphShapes.js";
 import { entityId, entityName, metadataOutput, versionOutput } from "../schemas.js";
@@ -6,7 +7,7 @@ import { asOfInput } from "../historyShapes.js";
 
 export const getEntityRelations = defineTool({
   name: "get_entity_relations",
-  groups: ["core"],
+  toolsets: ["core"],
   title: "List an entity's relations",
   description:
     "List the relations of one entity, given by entityId or entityName (if both, they must name the same entity). direction: 'out' (default) for relations it starts, " +
@@ -39,13 +40,13 @@ export const getEntityRelations = defineTool({
       }),
     ),
   },
-  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  async handler(args, { memory, workspace }) {
+  annotations: READ_ONLY,
+  async handler(args, { services, workspace }) {
     const {
       entityId: id,
       entity,
       relations,
-    } = await memory.getEntityRelations(workspace, { id: args.entityId, name: args.entityName }, args.direction, args.asOf);
+    } = await services.core.getEntityRelations(workspace, { id: args.entityId, name: args.entityName }, args.direction, args.asOf);
     return {
       success: true as const,
       workspaceName: workspace,

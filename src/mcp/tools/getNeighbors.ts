@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { READ_ONLY } from "../annotations.js";
 import { LIMITS } from "../../domain/model/limits.js";
 import { checkMaxChars } from "../../domain/model/budget.js";
 import { defineTool } from "../tool.js";
@@ -12,7 +13,7 @@ const neighborRelation = z.object(relationEnds);
 
 export const getNeighbors = defineTool({
   name: "get_neighbors",
-  groups: ["navigate"],
+  toolsets: ["navigate"],
   title: "Get an entity's neighbourhood",
   description:
     "What is around an entity: the entities within `depth` relations of it (1-3, default 1), each with its observations and its " +
@@ -40,14 +41,14 @@ export const getNeighbors = defineTool({
     limited: z.literal(true).optional().describe("Present when `limit` stopped the walk: more entities are within depth."),
     ...truncationOutput,
   },
-  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  async handler(args, { memory, workspace, toolsets }) {
+  annotations: READ_ONLY,
+  async handler(args, { services, workspace, toolsets }) {
     const { cursor, maxChars, entityName: name, entityId: id, ...options } = args;
     if (maxChars !== undefined) checkMaxChars(maxChars);
     // The cursor holds for exactly these arguments: a position in this walk's order.
     const scope = { workspace, tool: "get_neighbors" as const, mode: JSON.stringify({ name, id, ...options }) };
-    const offset = cursor === undefined ? 0 : Number(await memory.cursors.decode(scope, cursor));
-    const hood = await memory.getNeighbors(workspace, { name, id }, options);
+    const offset = cursor === undefined ? 0 : Number(await services.cursors.decode(scope, cursor));
+    const hood = await services.navigate.getNeighbors(workspace, { name, id }, options);
     const position = new Map(hood.entities.map(({ entity }, i) => [entity.id, i]));
     // A relation is listed with the later of its endpoints, so following the cursor lists each once.
     const listedAt = (r: { fromEntityId: string; toEntityId: string }) =>
@@ -65,7 +66,7 @@ export const getNeighbors = defineTool({
           entities: page.map(({ entity, distance }, i) => ({ ...shown[i]!, id: entity.id, distance })),
           relations: hood.relations.filter((r) => listedAt(r) >= offset && listedAt(r) < end).map(relationEndsOf),
           ...(hood.limited ? { limited: true as const } : {}),
-          ...(end < hood.entities.length ? { truncated: true as const, cursor: await memory.cursors.encode(scope, String(end)) } : {}),
+          ...(end < hood.entities.length ? { truncated: true as const, cursor: await services.cursors.encode(scope, String(end)) } : {}),
         };
       },
     });

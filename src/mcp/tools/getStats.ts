@@ -1,12 +1,12 @@
 import { z } from "zod";
+import { READ_ONLY } from "../annotations.js";
 import { defineTool } from "../tool.js";
-import { searchOf } from "../searchShapes.js";
 
 const counted = (key: string) => z.array(z.object({ [key]: z.string(), count: z.number() }));
 
 export const getStats = defineTool({
   name: "get_stats",
-  groups: ["search"],
+  toolsets: ["search"],
   title: "Workspace statistics",
   description:
     "Counts for the workspace: entities, relations, observations and tags; entities by type and relations by type; the most " +
@@ -29,8 +29,8 @@ export const getStats = defineTool({
     firstWriteAt: z.string().optional(),
     lastWriteAt: z.string().optional(),
   },
-  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  async handler(_args, { memory, workspace }) {
-    return { workspaceName: workspace, ...(await searchOf(memory).stats(workspace)) };
+  annotations: READ_ONLY,
+  async handler(_args, { services, workspace }) {
+    return { workspaceName: workspace, ...(await services.search.stats(workspace)) };
   },
 });

@@ -1,9 +1,10 @@
 import { z } from "zod";
+import { READ_ONLY } from "../annotations.js";
 import { defineTool } from "../tool.js";
 
 export const getTagUsage = defineTool({
   name: "get_tag_usage",
-  groups: ["tags"],
+  toolsets: ["tags"],
   title: "Tag usage",
   description: "For every tag of the workspace, how many entities and how many observations carry it; most used first.",
   input: {},
@@ -18,9 +19,9 @@ export const getTagUsage = defineTool({
       }),
     ),
   },
-  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  async handler(_args, { memory, workspace }) {
-    const usage = await memory.tags.usage(workspace);
+  annotations: READ_ONLY,
+  async handler(_args, { services, workspace }) {
+    const usage = await services.tags.usage(workspace);
     return {
       tags: usage.map((tag) => ({
         name: tag.name,

@@ -1,9 +1,10 @@
 import { z } from "zod";
+import { READ_ONLY } from "../annotations.js";
 import { defineTool } from "../tool.js";
 
 export const listWorkspaces = defineTool({
   name: "list_workspaces",
-  groups: ["admin"],
+  toolsets: ["admin"],
   title: "List workspaces",
   description:
     "The workspaces this caller has a grant for, by name, each with its access (read or write), entity count and last write " +
@@ -20,10 +21,10 @@ export const listWorkspaces = defineTool({
       }),
     ),
   },
-  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  annotations: READ_ONLY,
   noWorkspace: true,
-  async handler(_args, { memory, principal }) {
-    const listed = await memory.workspaces.list(principal);
+  async handler(_args, { services, principal }) {
+    const listed = await services.admin.list(principal);
     return {
       workspaces: listed.map(({ name, access, entities, lastWriteAt, registeredAt }) => ({
         workspaceName: name,

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { IDEMPOTENT_DESTRUCTIVE_WRITE } from "../annotations.js";
 import { defineTool } from "../tool.js";
 import { entityName } from "../schemas.js";
 
@@ -7,7 +8,7 @@ const relationLabel = z.object({ from: z.string(), relationType: z.string(), to:
 
 export const mergeEntities = defineTool({
   name: "merge_entities",
-  groups: ["curate"],
+  toolsets: ["curate"],
   title: "Merge duplicate entities into one",
   description:
     "Merge source entities into a target entity: their observations, tags and relations (both directions) move onto the target, " +
@@ -33,9 +34,9 @@ export const mergeEntities = defineTool({
     }),
     tags: z.object({ moved: z.number(), droppedDuplicates: z.number() }),
   },
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
-  async handler(args, { memory, workspace, actor }) {
-    const report = await memory.curation.mergeEntities(workspace, actor, {
+  annotations: IDEMPOTENT_DESTRUCTIVE_WRITE,
+  async handler(args, { services, workspace, actor }) {
+    const report = await services.curate.mergeEntities(workspace, actor, {
       target: { name: args.target },
       sources: args.sources.map((name) => ({ name })),
       dryRun: args.dryRun ?? false,

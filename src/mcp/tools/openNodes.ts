@@ -10,7 +10,7 @@ import { officialGraphWithin } from "../officialBudget.js";
 /** Official memory-server parity (see createEntities.ts). */
 export const openNodes = defineTool({
   name: "open_nodes",
-  groups: ["graph"],
+  toolsets: ["graph"],
   title: "Open Nodes",
   description: "Open specific nodes in the knowledge graph by their names",
   input: {
@@ -21,9 +21,9 @@ export const openNodes = defineTool({
     ),
   },
   ...officialGraphAnswer,
-  async handler(args, { memory, workspace, toolsets, note }) {
+  async handler(args, { services, workspace, toolsets, note }) {
     if (args.maxChars !== undefined) checkMaxChars(args.maxChars);
-    const graph = await memory.openNodes(workspace, args.names, args.asOf);
+    const graph = await services.graph.openNodes(workspace, args.names, args.asOf);
     if (args.maxChars === undefined) return toOfficialGraph(graph, toolsets.has("tags"));
     const position = new Map(graph.entities.map((entity, i) => [entity.id, i]));
     // A relation to an entity not returned yet waits for the call that returns it, so each is listed once.

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { READ_ONLY } from "../annotations.js";
 import { LIMITS } from "../../domain/model/limits.js";
 import { checkMaxChars } from "../../domain/model/budget.js";
 import { defineTool } from "../tool.js";
@@ -11,14 +12,14 @@ import { compareText } from "../../domain/model/order.js";
 
 export const readGraph = defineTool({
   name: "read_graph",
-  groups: ["core", "graph"],
+  toolsets: ["core", "graph"],
   title: "Read the graph",
   description:
     "Read the workspace's entities (with observations, in the order they were added) and relations. With no arguments it returns " +
     "everything. For a large graph, page it: `limit` entities per page, each with the relations that start at them, and pass the " +
     "returned `cursor` back for the next page (no cursor means the last page). mode 'names' returns only names and types, a small " +
     "overview to pick entities from; then use open_nodes for their details. In mode 'full', entities and relations also say who " +
-    "created them (createdBy) and last changed them (updatedBy). With the tags group, entities also carry `tags` and " +
+    "created them (createdBy) and last changed them (updatedBy). With the tags toolset, entities also carry `tags` and " +
     "(in mode 'full') `observationTags`: observation text -> tags.",
   input: {
     limit: resultLimit.optional().describe(`Entities per page (1-${LIMITS.itemsPerCall}). Omit for everything.`),
@@ -30,14 +31,14 @@ export const readGraph = defineTool({
     ),
   },
   output: { ...graphOutput, truncated: truncationOutput.truncated },
-  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  async handler(args, { memory, workspace, toolsets }) {
+  annotations: READ_ONLY,
+  async handler(args, { services, workspace, toolsets }) {
     const mode = args.mode ?? "full";
     if (args.maxChars !== undefined) checkMaxChars(args.maxChars);
     if (args.maxChars !== undefined && args.asOf !== undefined) {
       throw new ValidationError("maxChars pages the current graph; asOf reads the whole past graph at once. Omit one of them.");
     }
-    const page = await memory.readGraph(workspace, { limit: args.limit, cursor: args.cursor, mode, asOf: args.asOf });
+    const page = await services.graph.readGraph(workspace, { limit: args.limit, cursor: args.cursor, mode, asOf: args.asOf });
     const output = toGraphOutput(workspace, page, mode, toolsets.has("tags"));
     if (args.maxChars === undefined) return output;
     // In storage order (by id), so that a cut page continues after the last entity it holds, and each relation comes with its source.
@@ -56,7 +57,7 @@ export const readGraph = defineTool({
           entities: entities.slice(0, end),
           relations: output.relations.filter((relation) => kept.has(relation.fromEntityId)),
           truncated: true as const,
-          cursor: await memory.cursors.encode({ workspace, mode }, entities[end - 1]!.id),
+          cursor: await services.cursors.encode({ workspace, mode }, entities[end - 1]!.id),
         };
       },
     });

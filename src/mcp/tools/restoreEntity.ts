@@ -1,10 +1,11 @@
 import { z } from "zod";
+import { ADDITIVE_WRITE } from "../annotations.js";
 import { defineTool } from "../tool.js";
 import { entityName } from "../schemas.js";
 
 export const restoreEntity = defineTool({
   name: "restore_entity",
-  groups: ["history"],
+  toolsets: ["history"],
   title: "Restore a deleted entity",
   description:
     "Bring back a deleted entity as it was at asOf (an ISO 8601 time; default: just before its last deletion): its type, " +
@@ -28,12 +29,12 @@ export const restoreEntity = defineTool({
     tags: z.array(z.string()).describe("Tags restored on the entity."),
     observationTags: z.number().describe("Tags restored on its observations."),
   },
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-  async handler(args, { memory, workspace, actor }) {
+  annotations: ADDITIVE_WRITE,
+  async handler(args, { services, workspace, actor }) {
     return {
       success: true as const,
       workspaceName: workspace,
-      ...(await memory.history.restoreEntity(workspace, actor, args.entityName, args.asOf)),
+      ...(await services.history.restoreEntity(workspace, actor, args.entityName, args.asOf)),
     };
   },
 });

@@ -1,15 +1,16 @@
 import { z } from "zod";
+import { READ_ONLY } from "../annotations.js";
 import { LIMITS } from "../../domain/model/limits.js";
 import { DEFAULT_SEARCH_ENTITIES_LIMIT } from "../../domain/services/searchService.js";
 import { checkMaxChars } from "../../domain/model/budget.js";
 import { maxCharsInput, truncationOutput, withinPageBudget } from "../budgets.js";
 import { defineTool } from "../tool.js";
 import { entityType, resultLimit, tagNames } from "../schemas.js";
-import { entityHitsOutput, searchOf, toEntityHits } from "../searchShapes.js";
+import { entityHitsOutput, toEntityHits } from "../searchShapes.js";
 
 export const searchEntities = defineTool({
   name: "search_entities",
-  groups: ["search"],
+  toolsets: ["search"],
   title: "Search entities (ranked)",
   description:
     "Ranked full-text search of the workspace's entities: names, types and observations, insensitive to case and accents, the last " +
@@ -29,11 +30,11 @@ export const searchEntities = defineTool({
     ),
   },
   output: { ...entityHitsOutput, truncated: truncationOutput.truncated },
-  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  async handler(args, { memory, workspace, toolsets }) {
+  annotations: READ_ONLY,
+  async handler(args, { services, workspace, toolsets }) {
     const { maxChars, ...input } = args;
     if (maxChars !== undefined) checkMaxChars(maxChars);
-    const page = await searchOf(memory).searchEntities(workspace, input);
+    const page = await services.search.searchEntities(workspace, input);
     return withinPageBudget(toEntityHits(workspace, page, toolsets.has("tags")), "hits", maxChars, (i) =>
       page.cursorAfter(page.hits[i]!.entity.id),
     );

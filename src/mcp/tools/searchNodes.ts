@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { DEFAULT_SEARCH_LIMIT } from "../../domain/services/memory.js";
+import { DEFAULT_SEARCH_LIMIT } from "../../domain/services/graph.js";
 import { LIMITS } from "../../domain/model/limits.js";
 import { defineTool } from "../tool.js";
 import { resultLimit } from "../schemas.js";
@@ -12,7 +12,7 @@ import { officialGraphWithin } from "../officialBudget.js";
 /** Official memory-server parity (see createEntities.ts), plus an optional `limit`. */
 export const searchNodes = defineTool({
   name: "search_nodes",
-  groups: ["graph"],
+  toolsets: ["graph"],
   title: "Search Nodes",
   description: "Search for nodes in the knowledge graph based on a query",
   input: {
@@ -28,11 +28,11 @@ export const searchNodes = defineTool({
     cursor: z.string().optional().describe("The cursor a maxChars answer gave, with the same query and limit: the rest of the results."),
   },
   ...officialGraphAnswer,
-  async handler(args, { memory, workspace, toolsets, note }) {
+  async handler(args, { services, workspace, toolsets, note }) {
     if (args.maxChars !== undefined) checkMaxChars(args.maxChars);
     const scope = { workspace, tool: "search_nodes" as const, mode: JSON.stringify({ query: args.query, limit: args.limit }) };
-    const offset = args.cursor === undefined ? 0 : Number(await memory.cursors.decode(scope, args.cursor));
-    const graph = await memory.searchNodes(workspace, args.query, args.limit);
+    const offset = args.cursor === undefined ? 0 : Number(await services.cursors.decode(scope, args.cursor));
+    const graph = await services.graph.searchNodes(workspace, args.query, args.limit);
     if (args.maxChars === undefined && offset === 0) return toOfficialGraph(graph, toolsets.has("tags"));
     const position = new Map(graph.entities.map((entity, i) => [entity.id, i]));
     // A relation is listed with the best-ranked matching entity it touches, so following the cursor lists each once.
@@ -46,7 +46,7 @@ export const searchNodes = defineTool({
       listedAt,
       withTags: toolsets.has("tags"),
       continuation: async (end) => ({
-        cursor: await memory.cursors.encode(scope, String(end)),
+        cursor: await services.cursors.encode(scope, String(end)),
         message: "maxChars stopped the answer early: call search_nodes again with this cursor (and the same query and limit) for the rest.",
       }),
     });

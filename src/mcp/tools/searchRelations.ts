@@ -1,15 +1,16 @@
 import { z } from "zod";
+import { READ_ONLY } from "../annotations.js";
 import { LIMITS } from "../../domain/model/limits.js";
 import { DEFAULT_SEARCH_RELATIONS_LIMIT } from "../../domain/services/searchService.js";
 import { checkMaxChars } from "../../domain/model/budget.js";
 import { maxCharsInput, truncationOutput, withinPageBudget } from "../budgets.js";
 import { defineTool } from "../tool.js";
 import { entityName, entityType, relationType, resultLimit } from "../schemas.js";
-import { relationsOutput, searchOf, toRelations } from "../searchShapes.js";
+import { relationsOutput, toRelations } from "../searchShapes.js";
 
 export const searchRelations = defineTool({
   name: "search_relations",
-  groups: ["search"],
+  toolsets: ["search"],
   title: "Search relations",
   description:
     "List the workspace's relations that match every filter given: relationType, from and to (entity names, exact), and entityType " +
@@ -26,11 +27,11 @@ export const searchRelations = defineTool({
     ),
   },
   output: { ...relationsOutput, truncated: truncationOutput.truncated },
-  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  async handler(args, { memory, workspace }) {
+  annotations: READ_ONLY,
+  async handler(args, { services, workspace }) {
     const { maxChars, ...input } = args;
     if (maxChars !== undefined) checkMaxChars(maxChars);
-    const page = await searchOf(memory).searchRelations(workspace, input);
+    const page = await services.search.searchRelations(workspace, input);
     return withinPageBudget(toRelations(workspace, page), "relations", maxChars, (i) => page.cursorAfter(page.relations[i]!.id));
   },
 });

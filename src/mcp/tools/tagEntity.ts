@@ -1,10 +1,11 @@
 import { z } from "zod";
+import { IDEMPOTENT_WRITE } from "../annotations.js";
 import { defineTool } from "../tool.js";
 import { entityName, tagNames } from "../schemas.js";
 
 export const tagEntity = defineTool({
   name: "tag_entity",
-  groups: ["tags"],
+  toolsets: ["tags"],
   title: "Tag an entity",
   description:
     "Put tags on an entity (by exact name), e.g. high-priority or source:slack. Tags new to the workspace are created (empty category " +
@@ -12,8 +13,8 @@ export const tagEntity = defineTool({
     "An unknown entity is an error. To tag a single fact, use tag_observation.",
   input: { entityName, tagNames },
   output: { entityName: z.string(), addedTags: z.array(z.string()).describe("The tags the entity did not carry before this call.") },
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  async handler(args, { memory, workspace, actor }) {
-    return { entityName: args.entityName, addedTags: await memory.tags.tagEntity(workspace, actor, args.entityName, args.tagNames) };
+  annotations: IDEMPOTENT_WRITE,
+  async handler(args, { services, workspace, actor }) {
+    return { entityName: args.entityName, addedTags: await services.tags.tagEntity(workspace, actor, args.entityName, args.tagNames) };
   },
 });

@@ -1,10 +1,11 @@
 import { z } from "zod";
+import { IDEMPOTENT_WRITE } from "../annotations.js";
 import { defineTool } from "../tool.js";
 import { entityName, entityType, expectedVersion, metadataInput, observations, versionOutput } from "../schemas.js";
 
 export const upsertEntity = defineTool({
   name: "upsert_entity",
-  groups: ["core"],
+  toolsets: ["core"],
   title: "Create or update an entity",
   description:
     "Create an entity, or update the one with this exact name in the workspace. entityType and metadata replace the stored values; " +
@@ -25,9 +26,9 @@ export const upsertEntity = defineTool({
     created: z.boolean().describe("true if the entity did not exist before this call"),
     version: versionOutput,
   },
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  async handler(args, { memory, workspace, actor }) {
-    const result = await memory.upsertEntity(workspace, actor, args);
+  annotations: IDEMPOTENT_WRITE,
+  async handler(args, { services, workspace, actor }) {
+    const result = await services.core.upsertEntity(workspace, actor, args);
     return { success: true as const, id: result.id, workspace, name: args.name, created: result.created, version: result.version };
   },
 });

@@ -1,10 +1,11 @@
 import { z } from "zod";
+import { IDEMPOTENT_WRITE } from "../annotations.js";
 import { defineTool } from "../tool.js";
 import { entityId, entityName, expectedVersion, metadataInput, relationType, versionOutput } from "../schemas.js";
 
 export const upsertRelation = defineTool({
   name: "upsert_relation",
-  groups: ["core"],
+  toolsets: ["core"],
   title: "Create or update a relation",
   description:
     "Create a directed relation between two existing entities, or update its metadata if it already exists (never duplicated). " +
@@ -28,9 +29,9 @@ export const upsertRelation = defineTool({
     relationType: z.string(),
     version: versionOutput,
   },
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  async handler(args, { memory, workspace, actor }) {
-    const result = await memory.upsertRelation(workspace, actor, {
+  annotations: IDEMPOTENT_WRITE,
+  async handler(args, { services, workspace, actor }) {
+    const result = await services.core.upsertRelation(workspace, actor, {
       from: { id: args.fromEntityId, name: args.from },
       to: { id: args.toEntityId, name: args.to },
       relationType: args.relationType,

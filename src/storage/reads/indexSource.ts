@@ -8,7 +8,7 @@ import { classifyStorageError, toMemoryError } from "../table/errors.js";
 import { rangeFilter, type TableGateway } from "../table/gateway.js";
 import { feedStep } from "./feed.js";
 import { keyRange, rowKey } from "../rows/keys.js";
-import { scan } from "./reads.js";
+import { scan, scanEntities } from "./reads.js";
 import { kindOf, text, toTagDefinition, type StoredRow } from "../rows/rows.js";
 
 const DAY_MS = 86_400_000;
@@ -75,6 +75,14 @@ export class TableIndexSource implements IndexSource {
     const committedSince = nextCommittedSince(eventRows, undefined, committedFrom.toISOString());
     const position = { ...step.position, ...(committedSince !== undefined ? { committedSince } : {}) };
     return { nodes, tags: definitions, versions, events: step.events, registry, position };
+  }
+
+  scanNodes(workspace: string): AsyncIterable<EntityNode> {
+    return scanEntities(this.gateway, workspace);
+  }
+
+  async scanTags(workspace: string): Promise<TagDefinition[]> {
+    return (await this.gateway.queryRange(workspace, keyRange.tagDefinitions)).map(toTagDefinition);
   }
 
   async tail(workspace: string, position: FeedPosition): Promise<FeedTail | undefined> {

@@ -1,12 +1,10 @@
-import type { Direction, EntityNode, ReadMode } from "../../domain/model/model.js";
-import { byCreation } from "../../domain/model/order.js";
-import type { StoredPage } from "../../domain/ports/store.js";
+import type { Direction, EntityNode } from "../../domain/model/model.js";
 import type { TableGateway } from "../table/gateway.js";
 import { keyRange, ownerOf } from "../rows/keys.js";
-import { entityRelationsFilter, entityScanFilter, graphFilter, NAMES_COLUMNS, SEARCH_COLUMNS } from "../rows/queries.js";
+import { entityRelationsFilter, entityScanFilter, SEARCH_COLUMNS } from "../rows/queries.js";
 import { assembleEntity, type StoredRow } from "../rows/rows.js";
 
-/** Reads of entities and the graph. Every one is a range query or a scan in key order (layout in keys.ts). */
+/** Reads of entities. Every one is a range query or a scan in key order (layout in keys.ts). */
 
 export async function getEntityRelations(
   gateway: TableGateway,
@@ -17,31 +15,6 @@ export async function getEntityRelations(
   // The entity's own row comes in the same range query: its version rides along at no extra request.
   const rows = await gateway.query(entityRelationsFilter(workspace, entityId, direction));
   return assembleEntity(rows);
-}
-
-export async function readGraph(
-  gateway: TableGateway,
-  workspace: string,
-  options: { limit?: number; after?: string; mode?: ReadMode },
-): Promise<StoredPage> {
-  const range = options.after === undefined ? keyRange.graph : keyRange.after(options.after);
-  // Only outgoing edges: each relation then comes with its source entity, so paging returns it exactly once.
-  const nodes =
-    options.mode === "names"
-      ? scan(gateway, graphFilter(workspace, range, "names"), NAMES_COLUMNS)
-      : scan(gateway, graphFilter(workspace, range, "full"));
-  const page: StoredPage = { entities: [], relations: [] };
-  for await (const node of nodes) {
-    if (options.limit !== undefined && page.entities.length >= options.limit) {
-      page.after = page.entities[page.entities.length - 1]?.id;
-      break;
-    }
-    page.entities.push(node.entity);
-    page.relations.push(...node.relations);
-  }
-  page.entities.sort(byCreation);
-  page.relations.sort(byCreation);
-  return page;
 }
 
 export function getEntities(gateway: TableGateway, workspace: string, entityIds: readonly string[]): Promise<(EntityNode | undefined)[]> {

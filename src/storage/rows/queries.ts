@@ -1,6 +1,6 @@
 import { odata } from "@azure/data-tables";
 import type { Direction } from "../../domain/model/model.js";
-import { keyRange, type KeyRange } from "./keys.js";
+import { keyRange } from "./keys.js";
 
 /**
  * The adapter's read queries, in one place, so the benchmark's storage floor issues exactly these
@@ -8,7 +8,7 @@ import { keyRange, type KeyRange } from "./keys.js";
  */
 
 /** Columns a read needs, per purpose; fewer columns means smaller pages. */
-export const NAMES_COLUMNS = [
+const NAMES_COLUMNS = [
   "RowKey",
   "kind",
   "name",
@@ -31,13 +31,6 @@ export function entityRelationsFilter(workspace: string, entityId: string, direc
   const edges = keyRange.edges(entityId, direction);
   const whole = keyRange.wholeEntity(entityId);
   return odata`PartitionKey eq ${workspace} and RowKey ge ${whole.from} and RowKey lt ${whole.to} and (RowKey eq ${entityId} or (RowKey ge ${edges.from} and RowKey lt ${edges.to}))`;
-}
-
-/** read_graph's rows within a key range: only outgoing edges, so each relation comes with its source entity's page. */
-export function graphFilter(workspace: string, { from, to }: KeyRange, mode: "full" | "names"): string {
-  return mode === "names"
-    ? odata`PartitionKey eq ${workspace} and RowKey ge ${from} and RowKey lt ${to} and (kind eq ${"entity"} or kind eq ${"edge-out"} or kind eq ${"entity-tag"})`
-    : odata`PartitionKey eq ${workspace} and RowKey ge ${from} and RowKey lt ${to} and (kind eq ${"entity"} or kind eq ${"observation"} or kind eq ${"edge-out"} or kind eq ${"entity-tag"} or kind eq ${"observation-tag"})`;
 }
 
 /** Every row of the entities' ranges: not the canonical relation rows (their edges are in those ranges), nor tag definitions and index. */

@@ -1,0 +1,134 @@
+import { NotFoundError } from "../model/errors.js";
+import { checkExpectedVersion } from "../model/expectedVersion.js";
+import { entityId, relationId } from "../model/ids.js";
+import { LIMITS } from "../model/limits.js";
+import type { Actor, Direction, Entity, Relation } from "../model/model.js";
+import {
+  checkCount,
+  checkEntityName,
+  checkEntityType,
+  checkObservation,
+  checkRelationType,
+  normalizeMetadata,
+} from "../model/validation.js";
+import type { EntitySummary, GraphStore } from "../ports/store.js";
+import { idOf, type EntityRef } from "../rules/entityRef.js";
+import type { AsOfReads } from "./asOf.js";
+
+export interface UpsertEntityInput {
+  name: string;
+  entityType: string;
+  observations?: string[];
+  metadata?: unknown;
+  expectedVersion?: string;
+}
+
+export interface UpsertRelationInput {
+  from: EntityRef;
+  to: EntityRef;
+  relationType: string;
+  metadata?: unknown;
+  expectedVersion?: string;
+}
+
+/**
+ * The core toolset (the Central-Memory API): upserts of one entity or one relation, and an entity's
+ * relations. Write methods take the actor (the caller's principal id and the tool), which the store
+ * records as createdBy/updatedBy and in the write's change events. Every method checks all of its input
+ * before it derives an id or calls the store, so invalid input changes nothing.
+ */
+export class CoreService {
+  constructor(
+    private readonly store: GraphStore,
+    private readonly asOf: AsOfReads,
+  ) {}
+
+  async upsertEntity(workspace: string, actor: Actor, input: UpsertEntityInput) {
+    const observations = input.observations ?? [];
+    checkEntityName(input.name, "name");
+    checkEntityType(input.entityType, "entityType");
+    checkCount(observations, "observations", LIMITS.observationsPerCall);
+    observations.forEach((content, i) => checkObservation(content, `observations[${i}]`));
+    checkExpectedVersion(input.expectedVersion, "expectedVersion");
+    const metadata = normalizeMetadata(input.metadata);
+    const id = entityId(workspace, input.name);
+    const result = await this.store.upsertEntity(workspace, actor, {
+      id,
+      name: input.name,
+      entityType: input.entityType,
+      observations,
+      ...(metadata !== undefined ? { metadata } : {}),
+      ...(input.expectedVersion !== undefined ? { expectedVersion: input.expectedVersion } : {}),
+    });
+    return { id, created: result.created, addedObservations: result.addedObservations, version: result.version };
+  }
+
+  async upsertRelation(workspace: string, actor: Actor, input: UpsertRelationInput) {
+    const fromId = idOf(workspace, input.from, { id: "fromEntityId", name: "from", role: "the source entity" });
+    const toId = idOf(workspace, input.to, { id: "toEntityId", name: "to", role: "the target entity" });
+    checkRelationType(input.relationType, "relationType");
+    checkExpectedVersion(input.expectedVersion, "expectedVersion");
+    const metadata = normalizeMetadata(input.metadata);
+    const [from, to] = await Promise.all([
+      this.resolveEndpoint(workspace, fromId, input.from, "Source"),
+      this.resolveEndpoint(workspace, toId, input.to, "Target"),
+    ]);
+    const id = relationId(workspace, from.id, input.relationType, to.id);
+    try {
+      const { created, version } = await this.store.upsertRelation(workspace, actor, {
+        id,
+        fromEntityId: from.id,
+        fromName: from.name,
+        toEntityId: to.id,
+        toName: to.name,
+        relationType: input.relationType,
+        ...(metadata !== undefined ? { metadata } : {}),
+        ...(input.expectedVersion !== undefined ? { expectedVersion: input.expectedVersion } : {}),
+      });
+      return { relationId: id, fromEntityId: from.id, toEntityId: to.id, created, version };
+    } catch (error) {
+      if (!(error instanceof NotFoundError)) throw error;
+      // The transaction's endpoint guard failed: find out which endpoint is missing, and say so.
+      const [source, target] = await Promise.all([
+        this.store.getEntitySummary(workspace, from.id),
+        this.store.getEntitySummary(workspace, to.id),
+      ]);
+      if (!source) throw endpointMissing("Source", input.from);
+      if (!target) throw endpointMissing("Target", input.to);
+      throw error;
+    }
+  }
+
+  async getEntityRelations(
+    workspace: string,
+    ref: EntityRef,
+    direction: Direction,
+    asOf?: string,
+  ): Promise<{ entityId: string; entity?: Entity; relations: Relation[] }> {
+    const id = idOf(workspace, ref, { id: "entityId", name: "entityName" });
+    if (asOf !== undefined) return { entityId: id, relations: await this.asOf.relations(workspace, id, ref.name ?? id, direction, asOf) };
+    const node = await this.store.getEntityRelations(workspace, id, direction);
+    if (!node) throw new NotFoundError(`Entity '${ref.name ?? ref.id}' not found in workspace '${workspace}'.`);
+    return { entityId: id, entity: node.entity, relations: node.relations };
+  }
+
+  /**
+   * A name (alone, or with an id it agrees with) needs no read: its id is derived, and the write's
+   * guard proves it exists. A GUID alone needs one point read, to learn the name stored in the edge rows.
+   */
+  private async resolveEndpoint(
+    workspace: string,
+    id: string,
+    ref: EntityRef,
+    role: "Source" | "Target",
+  ): Promise<EntitySummary | { id: string; name: string }> {
+    if (ref.name !== undefined) return { id, name: ref.name };
+    const summary = await this.store.getEntitySummary(workspace, id);
+    if (!summary) throw endpointMissing(role, ref);
+    return summary;
+  }
+}
+
+function endpointMissing(role: "Source" | "Target", ref: EntityRef): NotFoundError {
+  return new NotFoundError(`${role} entity '${ref.name ?? ref.id}' not found. Create it with upsert_entity first.`);
+}

@@ -1,0 +1,234 @@
+import type { CursorCodec } from "../model/cursor.js";
+import { NotFoundError, ValidationError } from "../model/errors.js";
+import { entityId, relationIds, relationWrite } from "../model/ids.js";
+import { LIMITS } from "../model/limits.js";
+import type { Actor, Entity, EntityNode, GraphPage, ReadMode, Relation } from "../model/model.js";
+import {
+  checkCount,
+  checkEntityInput,
+  checkEntityName,
+  checkEntityNameLookup,
+  checkLimit,
+  checkObservation,
+  checkQuery,
+  checkRelationInput,
+  checkRelationLookup,
+  type EntityInput,
+  type RelationInput,
+} from "../model/validation.js";
+import type { GraphIndex } from "../ports/graphIndex.js";
+import type { GraphStore } from "../ports/store.js";
+import { subgraph } from "../rules/subgraph.js";
+import type { AsOfReads } from "./asOf.js";
+import { importGraph, type ImportInput, type ImportProgress, type ImportReport } from "./importGraph.js";
+
+/**
+ * The graph toolset (the official memory server's tools, with read_graph, which core offers too):
+ * bulk creates and deletes, open_nodes and search_nodes, read_graph, and the bulk import behind the
+ * CLI. Whole-workspace reads go through the GraphIndex port, the rest through the store. Every method
+ * checks all of its input before it derives an id or calls the store, so a call holding one invalid
+ * item is refused whole and changes nothing.
+ */
+export class GraphService {
+  constructor(
+    private readonly store: GraphStore,
+    private readonly index: GraphIndex,
+    private readonly asOf: AsOfReads,
+    private readonly cursors: CursorCodec,
+  ) {}
+
+  /**
+   * The graph, or one page of it: `limit` entities (all when absent) and the relations whose source is
+   * among them, so paging through returns every relation exactly once.
+   */
+  async readGraph(
+    workspace: string,
+    options: { limit?: number; cursor?: string; mode?: ReadMode; asOf?: string } = {},
+  ): Promise<GraphPage> {
+    if (options.limit !== undefined) checkLimit(options.limit, "limit");
+    if (options.asOf !== undefined) {
+      if (options.limit !== undefined || options.cursor !== undefined) {
+        throw new ValidationError("asOf reads the whole graph as it was, without pages: omit limit and cursor with asOf.");
+      }
+      const graph = await this.asOf.graph(workspace, options.asOf);
+      return options.mode === "names"
+        ? { ...graph, entities: graph.entities.map((entity) => ({ ...entity, observations: [], metadata: {} })) }
+        : graph;
+    }
+    const scope = { workspace, mode: options.mode ?? "full" };
+    const after = options.cursor === undefined ? undefined : await this.cursors.decode(scope, options.cursor);
+    const page = await this.index.readGraph(workspace, { limit: options.limit, after, mode: scope.mode });
+    return {
+      entities: page.entities,
+      relations: page.relations,
+      ...(page.after !== undefined ? { cursor: await this.cursors.encode(scope, page.after) } : {}),
+    };
+  }
+
+  /** Creates entities whose names are new. Existing names, and repeats within the call, are skipped. */
+  async createEntities(workspace: string, actor: Actor, entities: readonly EntityInput[]): Promise<EntityInput[]> {
+    checkCount(entities, "entities", LIMITS.itemsPerCall);
+    entities.forEach((entity, i) => {
+      checkEntityInput(entity, `entities[${i}]`);
+      checkCount(entity.observations, `entities[${i}].observations`, LIMITS.observationsPerCall);
+    });
+    const firsts = new Map<string, EntityInput>();
+    for (const entity of entities) if (!firsts.has(entity.name)) firsts.set(entity.name, entity);
+    const writes = [...firsts.values()].map((entity) => ({
+      ...entity,
+      id: entityId(workspace, entity.name),
+      observations: [...new Set(entity.observations)],
+    }));
+    const { created } = await this.store.createEntities(workspace, actor, writes);
+    const made = new Set(created);
+    return writes.filter((write) => made.has(write.id)).map(({ name, entityType, observations }) => ({ name, entityType, observations }));
+  }
+
+  /**
+   * Creates relations that do not exist yet. Both endpoints must exist: if any is missing, nothing is
+   * written and the error names every missing entity.
+   */
+  async createRelations(workspace: string, actor: Actor, relations: readonly RelationInput[]): Promise<RelationInput[]> {
+    checkCount(relations, "relations", LIMITS.itemsPerCall);
+    relations.forEach((relation, i) => checkRelationInput(relation, `relations[${i}]`));
+    const writes = [...new Map(relations.map((relation) => relationWrite(workspace, relation)).map((write) => [write.id, write])).values()];
+    const { created, missingEntityIds } = await this.store.createRelations(workspace, actor, writes, { allOrNothing: true });
+    if (missingEntityIds.length > 0) {
+      const names = namesOf(
+        missingEntityIds,
+        relations.flatMap((relation) => [relation.from, relation.to]),
+        workspace,
+      );
+      throw new NotFoundError(`${entitiesNotFound(names, workspace)} Create them with create_entities first; no relations were written.`);
+    }
+    const made = new Set(created);
+    return writes
+      .filter((write) => made.has(write.id))
+      .map((write) => ({ from: write.fromName, to: write.toName, relationType: write.relationType }));
+  }
+
+  /**
+   * Adds observations an entity does not have yet (repeats are skipped). If any entity is missing,
+   * nothing is written and the error names every missing entity.
+   */
+  async addObservations(workspace: string, actor: Actor, items: readonly { entityName: string; contents: string[] }[]) {
+    checkCount(items, "observations", LIMITS.itemsPerCall);
+    items.forEach((item, i) => {
+      checkEntityName(item.entityName, `observations[${i}].entityName`);
+      checkCount(item.contents, `observations[${i}].contents`, LIMITS.observationsPerCall);
+      item.contents.forEach((content, j) => checkObservation(content, `observations[${i}].contents[${j}]`));
+    });
+    const changes = items.map((item) => ({ entityId: entityId(workspace, item.entityName), contents: item.contents }));
+    const { missing, added } = await this.store.addObservations(workspace, actor, changes);
+    if (missing.length > 0) {
+      const names = namesOf(
+        missing,
+        items.map((item) => item.entityName),
+        workspace,
+      );
+      throw new NotFoundError(`${entitiesNotFound(names, workspace)} Create them with create_entities first; no observations were added.`);
+    }
+    // The store reports per entity; give each item the additions it asked for, first item first (as the official server does).
+    const unclaimed = new Map([...added].map(([id, contents]) => [id, new Set(contents)]));
+    return items.map((item, i) => {
+      const pool = unclaimed.get(changes[i]!.entityId) ?? new Set<string>();
+      const addedObservations = [...new Set(item.contents)].filter((content) => pool.delete(content));
+      return { entityName: item.entityName, addedObservations };
+    });
+  }
+
+  /** Deletes entities with their observations and every relation to or from them. Unknown names are ignored. */
+  async deleteEntities(workspace: string, actor: Actor, names: readonly string[]): Promise<void> {
+    checkCount(names, "entityNames", LIMITS.itemsPerCall);
+    names.forEach((name, i) => checkEntityNameLookup(name, `entityNames[${i}]`));
+    await this.store.deleteEntities(
+      workspace,
+      actor,
+      names.map((name) => entityId(workspace, name)),
+    );
+  }
+
+  /** Deletes the given observations. Unknown entities and observations are ignored. */
+  async deleteObservations(
+    workspace: string,
+    actor: Actor,
+    deletions: readonly { entityName: string; observations: string[] }[],
+  ): Promise<void> {
+    checkCount(deletions, "deletions", LIMITS.itemsPerCall);
+    deletions.forEach((deletion, i) => {
+      checkEntityNameLookup(deletion.entityName, `deletions[${i}].entityName`);
+      checkCount(deletion.observations, `deletions[${i}].observations`, LIMITS.observationsPerCall);
+      deletion.observations.forEach((content, j) => checkObservation(content, `deletions[${i}].observations[${j}]`));
+    });
+    await this.store.deleteObservations(
+      workspace,
+      actor,
+      deletions.map((deletion) => ({ entityId: entityId(workspace, deletion.entityName), contents: deletion.observations })),
+    );
+  }
+
+  /** Deletes the given relations. Unknown ones are ignored. */
+  async deleteRelations(workspace: string, actor: Actor, relations: readonly RelationInput[]): Promise<void> {
+    checkCount(relations, "relations", LIMITS.itemsPerCall);
+    relations.forEach((relation, i) => checkRelationLookup(relation, `relations[${i}]`));
+    await this.store.deleteRelations(
+      workspace,
+      actor,
+      relations.map((relation) => relationIds(workspace, relation)),
+    );
+  }
+
+  /** The named entities (unknown names skipped) and every relation touching at least one of them. One range read per name. */
+  async openNodes(workspace: string, names: readonly string[], asOf?: string): Promise<{ entities: Entity[]; relations: Relation[] }> {
+    checkCount(names, "names", LIMITS.itemsPerCall);
+    names.forEach((name, i) => checkEntityNameLookup(name, `names[${i}]`));
+    const distinct = [...new Set(names)];
+    if (asOf !== undefined) {
+      return this.asOf.openNodes(
+        workspace,
+        distinct.map((name) => entityId(workspace, name)),
+        asOf,
+      );
+    }
+    const nodes = await this.store.getEntities(
+      workspace,
+      distinct.map((name) => entityId(workspace, name)),
+    );
+    return subgraph(nodes.filter((node): node is EntityNode => node !== undefined));
+  }
+
+  /** Merges a graph file (server-memory's format, parsed) into the workspace; see importGraph. */
+  importGraph(workspace: string, actor: Actor, input: ImportInput, onProgress?: ImportProgress): Promise<ImportReport> {
+    return importGraph(this.store, this.index, workspace, actor, input, onProgress);
+  }
+
+  /**
+   * Entities matching `query` (case-insensitive, in name, type or an observation), best first: name
+   * matches, then type matches, then observation matches, oldest first within each. Plus every relation
+   * touching at least one of them.
+   */
+  async searchNodes(
+    workspace: string,
+    query: string,
+    limit = DEFAULT_SEARCH_LIMIT,
+  ): Promise<{ entities: Entity[]; relations: Relation[] }> {
+    checkLimit(limit, "limit");
+    checkQuery(query, "query");
+    return subgraph(await this.index.searchNodes(workspace, query, limit));
+  }
+}
+
+export const DEFAULT_SEARCH_LIMIT = 50;
+
+/** The names (from those the caller gave) whose entity ids are in `ids`, each once, in the caller's order. */
+function namesOf(ids: readonly string[], names: readonly string[], workspace: string): string[] {
+  const wanted = new Set(ids);
+  return [...new Set(names)].filter((name) => wanted.has(entityId(workspace, name)));
+}
+
+function entitiesNotFound(names: readonly string[], workspace: string): string {
+  const quoted = names.map((name) => `'${name}'`).join(", ");
+  return names.length === 1
+    ? `Entity ${quoted} not found in workspace '${workspace}'.`
+    : `Entities ${quoted} not found in workspace '${workspace}'.`;
+}

@@ -1,0 +1,68 @@
+import { CursorCodec, type CursorKeyProvider } from "../model/cursor.js";
+import type { GraphIndex } from "../ports/graphIndex.js";
+import type { GraphStore } from "../ports/store.js";
+import { AsOfReads } from "./asOf.js";
+import { CoreService } from "./core.js";
+import { CurationService } from "./curationService.js";
+import { GraphService } from "./graph.js";
+import { HistoryService } from "./historyService.js";
+import { NavigateService } from "./navigate.js";
+import { SearchService } from "./searchService.js";
+import { TagService } from "./tags.js";
+import { WorkspaceService } from "./workspaceService.js";
+
+/**
+ * The domain, one service per toolset (src/mcp/tool.ts TOOLSETS): a tool calls the service of its
+ * toolset and no other. The services share the ports, the as-of reads and the cursor signer; none holds
+ * a reference to another, except curate, which runs a non-atomic batch's steps through core and graph.
+ */
+export interface Services {
+  /** upsert_entity, upsert_relation, get_entity_relations. */
+  core: CoreService;
+  /** The official memory server's tools and read_graph; the bulk import. */
+  graph: GraphService;
+  /** Tags of entities and observations. */
+  tags: TagService;
+  /** The change feed: changes, entity history and restore (docs/history.md). */
+  history: HistoryService;
+  /** Ranked search and stats from the workspace index (docs/search.md). */
+  search: SearchService;
+  /** Neighbourhoods and paths (docs/navigate.md). */
+  navigate: NavigateService;
+  /** Batches, duplicates and merges (docs/curate.md). */
+  curate: CurationService;
+  /** Listing and deleting workspaces (docs/navigate.md#workspaces). */
+  admin: WorkspaceService;
+  /**
+   * Not a service: the signer of continuation cursors (read_graph's, the history and search tools', those of maxChars
+   * answers; docs/navigate.md#budgets), shared so a tool that cuts its answer signs with the same key.
+   */
+  cursors: CursorCodec;
+}
+
+/**
+ * Builds every service over the given ports. The adapters are chosen by the composition root (src/runtime.ts):
+ * `index` is the kept index or the scanning one; `cursorKey` must be the same on every instance of a deployment.
+ *
+ * @example
+ * const services = composeServices({ store, index, cursorKey });
+ * await services.graph.readGraph("team", { limit: 100 });
+ */
+export function composeServices(ports: { store: GraphStore; index: GraphIndex; cursorKey: CursorKeyProvider }): Services {
+  const { store, index } = ports;
+  const cursors = new CursorCodec(ports.cursorKey);
+  const asOf = new AsOfReads(store);
+  const core = new CoreService(store, asOf);
+  const graph = new GraphService(store, index, asOf, cursors);
+  return {
+    core,
+    graph,
+    tags: new TagService(store.tags, index),
+    history: new HistoryService(store, cursors, asOf),
+    search: new SearchService(index, cursors),
+    navigate: new NavigateService(index),
+    curate: new CurationService(store, index, { core, graph }),
+    admin: new WorkspaceService(store.workspaces),
+    cursors,
+  };
+}

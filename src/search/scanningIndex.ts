@@ -1,0 +1,33 @@
+import type { IndexSource } from "../domain/ports/graphIndex.js";
+import type { TraversalPort } from "../domain/rules/navigation.js";
+import { WorkspaceIndexAnswers } from "./indexAnswers.js";
+import { WorkspaceIndex } from "./workspaceIndex.js";
+
+/**
+ * The GraphIndex with no index kept: each answer scans the workspace once (IndexSource.snapshot, one
+ * request per 1,000 rows) into a throw-away WorkspaceIndex and answers from it, so every whole-workspace
+ * read, search and stats included, gives the same answer as the kept index (docs/search.md#freshness).
+ * Traversals walk storage instead, one range read per entity visited (docs/navigate.md#get_neighbors),
+ * since a scan would cost more than most walks. Chosen at composition (src/runtime.ts).
+ *
+ * @example
+ * const index = new ScanningGraphIndex(new TableIndexSource(storage), new TableGraphStore(storage).traversal);
+ * const { entities } = await index.readGraph("team", { mode: "names" });
+ */
+export class ScanningGraphIndex extends WorkspaceIndexAnswers {
+  constructor(
+    source: IndexSource,
+    private readonly walk: TraversalPort,
+  ) {
+    super(source);
+  }
+
+  override traversal(): Promise<TraversalPort> {
+    return Promise.resolve(this.walk);
+  }
+
+  /** Built with no generation: never brought current, only read once. */
+  protected async current(workspace: string): Promise<WorkspaceIndex> {
+    return WorkspaceIndex.build(await this.source.snapshot(workspace), undefined);
+  }
+}
