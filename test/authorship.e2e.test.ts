@@ -1,18 +1,10 @@
-import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
-import { TableClient } from "@azure/data-tables";
+import { describe, expect, test } from "@jest/globals";
+import type { TableClient } from "@azure/data-tables";
 import { entityId, observationId } from "../src/domain/model/ids.js";
 import { hashApiKey } from "../src/http/auth/apiKeyVerifier.js";
 import { rowKey } from "../src/storage/rows/keys.js";
-import {
-  connectClient,
-  ok,
-  startTestServer,
-  TEST_TABLE,
-  testConnectionString,
-  uniqueWorkspace,
-  type McpTestClient,
-  type TestServer,
-} from "./support/harness.js";
+import { ok, uniqueWorkspace, withTestServers, type McpTestClient } from "./support/harness.js";
+import { rawTable } from "./support/rawRows.js";
 
 /** Who wrote what, end to end: two API keys writing one workspace through real SDK clients, on real Azurite. */
 const KEYS = { alice: "alice-key-0123456789", bob: "bob-key-0123456789" };
@@ -21,23 +13,20 @@ const ENTRIES = [
   { id: "bob", sha256: hashApiKey(KEYS.bob), workspaces: ["*"], access: "write" },
 ];
 
-let server: TestServer;
 let alice: McpTestClient;
 let bob: McpTestClient;
 let table: TableClient;
 
-beforeAll(async () => {
-  server = await startTestServer({ env: { MEMORY_AUTH: "keys", MEMORY_API_KEYS: JSON.stringify(ENTRIES) } });
-  alice = await connectClient(server.url, "/api/mcp", { headers: { Authorization: `Bearer ${KEYS.alice}` } });
-  bob = await connectClient(server.url, "/api/mcp", { headers: { "x-api-key": KEYS.bob } });
-  table = TableClient.fromConnectionString(testConnectionString(), TEST_TABLE, { allowInsecureConnection: true });
-});
-
-afterAll(async () => {
-  await alice.close();
-  await bob.close();
-  await server.close();
-});
+withTestServers(
+  {
+    servers: { server: { env: { MEMORY_AUTH: "keys", MEMORY_API_KEYS: JSON.stringify(ENTRIES) } } },
+    clients: { alice: { headers: { Authorization: `Bearer ${KEYS.alice}` } }, bob: { headers: { "x-api-key": KEYS.bob } } },
+  },
+  (started) => {
+    ({ alice, bob } = started);
+    table = rawTable();
+  },
+);
 
 interface Authored {
   createdBy?: string;

@@ -1,11 +1,11 @@
-import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
-import { TableClient } from "@azure/data-tables";
-import { connectClient, failed, ok, startTestServer, TEST_TABLE, testConnectionString, uniqueWorkspace } from "./support/harness.js";
+import { describe, expect, test } from "@jest/globals";
+import type { TableClient } from "@azure/data-tables";
+import { failed, ok, uniqueWorkspace, withServerAndClient } from "./support/harness.js";
 import type { McpTestClient, TestServer } from "./support/harness.js";
 import { entityId, observationId } from "../src/domain/model/ids.js";
 import { rowKey } from "../src/storage/rows/keys.js";
 import { injectFaults, type FaultInjector } from "./support/faultInjector.js";
-import { partitionRows } from "./support/rawRows.js";
+import { partitionRows, rawTable } from "./support/rawRows.js";
 
 /**
  * delete_entities racing writers, and interrupted part-way. What must hold: an acknowledged write is
@@ -18,18 +18,16 @@ let mcp: McpTestClient;
 let table: TableClient;
 let faults: FaultInjector;
 
-beforeAll(async () => {
+withServerAndClient(
+  (started, client) => {
+    server = started;
+    mcp = client;
+    faults = injectFaults(server.app.storage.table);
+    table = rawTable();
+  },
   // No SDK retries: an injected failure fails its request at once (retries would only repeat it).
-  server = await startTestServer({ storage: { maxRetries: 0 } });
-  faults = injectFaults(server.app.storage.table);
-  mcp = await connectClient(server.url);
-  table = TableClient.fromConnectionString(testConnectionString(), TEST_TABLE, { allowInsecureConnection: true });
-});
-
-afterAll(async () => {
-  await mcp?.close();
-  await server?.close();
-});
+  { server: { storage: { maxRetries: 0 } } },
+);
 
 type Row = Record<string, unknown> & { rowKey: string };
 

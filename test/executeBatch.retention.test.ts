@@ -1,20 +1,19 @@
-import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
+import { describe, expect, test } from "@jest/globals";
 import { createHash } from "node:crypto";
 import { odata } from "@azure/data-tables";
 import { rowKey } from "../src/storage/rows/keys.js";
-import { connectClient, ok, startTestServer, uniqueWorkspace, type McpTestClient, type TestServer } from "./support/harness.js";
+import { ok, uniqueWorkspace, withServerAndClient, type McpTestClient, type TestServer } from "./support/harness.js";
 
 /** Batch markers expire after 24 hours: a later batch with the same requestId applies again, and retention prunes them. */
 let server: TestServer;
 let mcp: McpTestClient;
-beforeAll(async () => {
-  server = await startTestServer({ storage: { historyRetentionDays: 1 } });
-  mcp = await connectClient(server.url);
-});
-afterAll(async () => {
-  await mcp.close();
-  await server.close();
-});
+withServerAndClient(
+  (started, client) => {
+    server = started;
+    mcp = client;
+  },
+  { server: { storage: { historyRetentionDays: 1 } } },
+);
 
 const markerKeyOf = (requestId: string) => rowKey.batchMarker(createHash("sha256").update(requestId).digest("hex").slice(0, 32));
 const DAY_MS = 86_400_000;

@@ -1,19 +1,18 @@
-import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
+import { describe, expect, test } from "@jest/globals";
 import { odata } from "@azure/data-tables";
 import { keyRange, rowKey } from "../src/storage/rows/keys.js";
-import { connectClient, failed, ok, startTestServer, uniqueWorkspace, type McpTestClient, type TestServer } from "./support/harness.js";
+import { failed, ok, uniqueWorkspace, withServerAndClient, type McpTestClient, type TestServer } from "./support/harness.js";
 
 /** MEMORY_HISTORY_RETENTION_DAYS: lazy pruning, at most one extra request per call, and as-of reads that refuse a pruned past. */
 let server: TestServer;
 let mcp: McpTestClient;
-beforeAll(async () => {
-  server = await startTestServer({ storage: { historyRetentionDays: 1 } });
-  mcp = await connectClient(server.url);
-});
-afterAll(async () => {
-  await mcp.close();
-  await server.close();
-});
+withServerAndClient(
+  (started, client) => {
+    server = started;
+    mcp = client;
+  },
+  { server: { storage: { historyRetentionDays: 1 } } },
+);
 
 async function eventKeys(ws: string): Promise<string[]> {
   const range = keyRange.events();

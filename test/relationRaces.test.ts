@@ -1,6 +1,7 @@
-import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
-import { odata, TableClient } from "@azure/data-tables";
-import { connectClient, ok, startTestServer, TEST_TABLE, testConnectionString, uniqueWorkspace } from "./support/harness.js";
+import { describe, expect, test } from "@jest/globals";
+import { odata, type TableClient } from "@azure/data-tables";
+import { ok, uniqueWorkspace, withServerAndClient } from "./support/harness.js";
+import { rawTable } from "./support/rawRows.js";
 import type { McpTestClient, TestServer } from "./support/harness.js";
 
 /**
@@ -14,10 +15,10 @@ let mcp: McpTestClient;
 let table: TableClient;
 let between: (() => Promise<void>) | undefined;
 
-beforeAll(async () => {
-  server = await startTestServer();
-  mcp = await connectClient(server.url);
-  table = TableClient.fromConnectionString(testConnectionString(), TEST_TABLE, { allowInsecureConnection: true });
+withServerAndClient((started, client) => {
+  server = started;
+  mcp = client;
+  table = rawTable();
   server.app.storage.table.pipeline.addPolicy({
     name: "testBetweenCreateAndMerge",
     sendRequest: async (request, next) => {
@@ -30,11 +31,6 @@ beforeAll(async () => {
       return response;
     },
   });
-});
-
-afterAll(async () => {
-  await mcp?.close();
-  await server?.close();
 });
 
 async function relationRows(ws: string) {

@@ -1,6 +1,15 @@
-import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
+import { beforeAll, describe, expect, test } from "@jest/globals";
 import { hashApiKey } from "../src/http/auth/apiKeyVerifier.js";
-import { connectClient, failed, ok, startTestServer, uniqueWorkspace, type McpTestClient, type TestServer } from "./support/harness.js";
+import {
+  connectClient,
+  failed,
+  ok,
+  startTestServer,
+  uniqueWorkspace,
+  withTestServers,
+  type McpTestClient,
+  type TestServer,
+} from "./support/harness.js";
 
 /**
  * The search tools and the index behind them, end to end (issue #14): filters and pagination, bad input,
@@ -17,17 +26,13 @@ let server: TestServer;
 let alice: McpTestClient;
 let bob: McpTestClient;
 
-beforeAll(async () => {
-  server = await startTestServer({ env: { MEMORY_AUTH: "keys", MEMORY_API_KEYS: JSON.stringify(ENTRIES) } });
-  alice = await connectClient(server.url, "/api/mcp", { headers: { "x-api-key": KEYS.alice } });
-  bob = await connectClient(server.url, "/api/mcp", { headers: { "x-api-key": KEYS.bob } });
-});
-
-afterAll(async () => {
-  await alice.close();
-  await bob.close();
-  await server.close();
-});
+withTestServers(
+  {
+    servers: { server: { env: { MEMORY_AUTH: "keys", MEMORY_API_KEYS: JSON.stringify(ENTRIES) } } },
+    clients: { alice: { headers: { "x-api-key": KEYS.alice } }, bob: { headers: { "x-api-key": KEYS.bob } } },
+  },
+  (started) => void ({ server, alice, bob } = started),
+);
 
 interface Hit {
   entity: { id: string; name: string; entityType: string; observations: string[]; tags?: string[]; createdBy?: string; updatedAt?: string };
