@@ -6,10 +6,8 @@ import { randomBytes } from "node:crypto";
 import { AzureNamedKeyCredential, generateAccountSas, odata, TableClient, TableServiceClient } from "@azure/data-tables";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { readSettings } from "../src/config/settings.js";
-import { createRuntimeHandler } from "../src/http/runtimeHandler.js";
-import { createRuntime } from "../src/runtime.js";
-import { listen, type RunningServer } from "../src/local/server.js";
-import { connectStorage, type StorageConnection } from "../src/storage/table/client.js";
+import type { RunningServer } from "../src/local/server.js";
+import type { StorageConnection } from "../src/storage/table/client.js";
 import { startAzuriteProcess, type AzuriteProcess } from "./support/azurite.js";
 import {
   connectClient,
@@ -18,6 +16,7 @@ import {
   startTestServer,
   TEST_TABLE,
   uniqueWorkspace,
+  withServerAndClient,
   type McpTestClient,
   type TestServer,
 } from "./support/harness.js";
@@ -44,13 +43,18 @@ beforeAll(async () => {
   // Data on disk, so a stop/start keeps what Azurite acknowledged (see AzuriteProcess.stop).
   location = mkdtempSync(join(tmpdir(), "central-memory-faults-"));
   azurite = await startAzuriteProcess({ location });
-  server = await startTestServer({ connectionString: azurite.connectionString, storage: STORAGE_BOUND });
-  mcp = await connectClient(server.url);
 }, 60_000);
 
+withServerAndClient(
+  (started, client) => {
+    server = started;
+    mcp = client;
+  },
+  { server: { connectionString: () => azurite.connectionString, storage: STORAGE_BOUND } },
+);
+
+// Declared after the fixture, so it runs after the fixture's server and client are closed.
 afterAll(async () => {
-  await mcp?.close();
-  await server?.close();
   await azurite?.stop();
   if (location) rmSync(location, { recursive: true, force: true });
 });
@@ -297,9 +301,15 @@ describe("readiness on an account without the table", () => {
     connectionString: string,
     tableName: string,
   ): Promise<{ storage: StorageConnection; server: RunningServer }> {
-    const storage = connectStorage({ kind: "connectionString", connectionString, tableName, source: "test" }, STORAGE_BOUND);
-    const runtime = createRuntime({ MEMORY_AUTH: "none" }, { door: "local", storage, log: () => {} });
-    return { storage, server: await listen(createRuntimeHandler(runtime), { host: "127.0.0.1", port: 0 }) };
+    // Bound to loopback, as `npm start` is by default.
+    const server = await startTestServer({
+      connectionString,
+      tableName,
+      createTable: false,
+      storage: STORAGE_BOUND,
+      env: { HOST: "127.0.0.1" },
+    });
+    return { storage: server.app.storage, server };
   }
 
   const freshTableName = () => `fresh${randomBytes(6).toString("hex")}`;
