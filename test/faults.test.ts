@@ -50,7 +50,7 @@ withServerAndClient(
     server = started;
     mcp = client;
   },
-  { server: { connectionString: () => azurite.connectionString, storage: STORAGE_BOUND } },
+  { server: () => ({ connectionString: azurite.connectionString, storage: STORAGE_BOUND }) },
 );
 
 // Declared after the fixture, so it runs after the fixture's server and client are closed.

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
-import { connectClient, failed, ok, startTestServer, uniqueWorkspace, type McpTestClient, type TestServer } from "./support/harness.js";
+import { connectClient, failed, ok, uniqueWorkspace, withTestServer, type McpTestClient, type TestServer } from "./support/harness.js";
 import { startServerMemory, type ServerMemory } from "./support/serverMemory.js";
 
 /**
@@ -14,12 +14,15 @@ let server: TestServer;
 let official: ServerMemory;
 
 beforeAll(async () => {
-  [server, official] = await Promise.all([startTestServer(), startServerMemory()]);
+  official = await startServerMemory();
+});
+
+withTestServer((started) => {
+  server = started;
 });
 
 afterAll(async () => {
   await official?.close();
-  await server?.close();
 });
 
 const PARITY_TOOLS = [

@@ -36,8 +36,8 @@ export interface TestServer extends RunningServer {
 }
 
 export interface TestServerOptions {
-  /** The storage account; the shared test Azurite when absent. A function is read when the server starts (an Azurite a file starts itself). */
-  connectionString?: string | (() => string);
+  /** The storage account; the shared test Azurite when absent. */
+  connectionString?: string;
   /** The storage client's options: a clock (skew between instances), retries, history retention. */
   storage?: StorageClientOptions;
   /** The server's settings: MEMORY_AUTH (`none` unless given) and its keys, MEMORY_TOOLSETS, MEMORY_INDEX_MAX_MB, … */
@@ -55,11 +55,10 @@ export interface TestServerOptions {
  * `env` holds the server's auth settings (MEMORY_AUTH etc.; MEMORY_AUTH is `none` unless given) and MEMORY_TOOLSETS.
  */
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
-  const connectionString = typeof options.connectionString === "function" ? options.connectionString() : options.connectionString;
   const storage = connectStorage(
     {
       kind: "connectionString",
-      connectionString: connectionString ?? testConnectionString(),
+      connectionString: options.connectionString ?? testConnectionString(),
       tableName: options.tableName ?? TEST_TABLE,
       source: "test",
     },
@@ -138,10 +137,16 @@ export interface FixtureClient<Server extends string> extends ConnectOptions {
   path?: string;
 }
 
-/** What a file's fixture starts: named servers (each its own instance, all on the test table unless told), named clients. */
+/**
+ * What a file's fixture starts: named servers (each its own instance, all on the test table unless told), named clients.
+ * A server's options may be a function, called when the server starts: for what an earlier `beforeAll` made (a JWKS
+ * issuer's URL, an Azurite of the file's own).
+ */
 export interface FixtureSpec<Server extends string, ClientName extends string> {
-  servers: Record<Server, TestServerOptions>;
+  servers: Record<Server, TestServerOptions | (() => TestServerOptions)>;
   clients?: Record<ClientName, FixtureClient<NoInfer<Server>>>;
+  /** The start's own timeout, where jest's default is too short on a loaded machine. */
+  timeoutMs?: number;
 }
 
 /** The started fixture, by the names the spec gave. */
@@ -167,11 +172,11 @@ export function withTestServers<Server extends string, ClientName extends string
   const servers: TestServer[] = [];
   const clients: McpTestClient[] = [];
   beforeAll(async () => {
-    const serverEntries = Object.entries<TestServerOptions>(spec.servers);
+    const serverEntries = Object.entries<TestServerOptions | (() => TestServerOptions)>(spec.servers);
     const started: Record<string, TestServer | McpTestClient> = {};
     await Promise.all(
       serverEntries.map(async ([name, options]) => {
-        const server = await startTestServer(options);
+        const server = await startTestServer(typeof options === "function" ? options() : options);
         servers.push(server);
         started[name] = server;
       }),
@@ -187,11 +192,20 @@ export function withTestServers<Server extends string, ClientName extends string
       }),
     );
     await use(started as Started<Server, ClientName>);
-  });
+  }, spec.timeoutMs);
   afterAll(async () => {
     await Promise.all(clients.map((client) => client.close()));
     await Promise.all(servers.map((server) => server.close()));
   });
+}
+
+/** One test server for the whole file (or describe block), with no client: for tests that speak raw HTTP or connect their own. */
+export function withTestServer(
+  use: (server: TestServer) => void | Promise<void>,
+  options: TestServerOptions | (() => TestServerOptions) = {},
+  timeoutMs?: number,
+): void {
+  withTestServers({ servers: { server: options }, ...(timeoutMs === undefined ? {} : { timeoutMs }) }, ({ server }) => use(server));
 }
 
 /**
@@ -200,7 +214,7 @@ export function withTestServers<Server extends string, ClientName extends string
  */
 export function withServerAndClient(
   use: (server: TestServer, mcp: McpTestClient) => void | Promise<void>,
-  options: { server?: TestServerOptions; client?: FixtureClient<"server"> } = {},
+  options: { server?: TestServerOptions | (() => TestServerOptions); client?: FixtureClient<"server"> } = {},
 ): void {
   withTestServers({ servers: { server: options.server ?? {} }, clients: { mcp: options.client ?? {} } }, ({ server, mcp }) =>
     use(server, mcp),
