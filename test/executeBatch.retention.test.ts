@@ -1,8 +1,8 @@
 import { describe, expect, test } from "@jest/globals";
 import { createHash } from "node:crypto";
-import { odata } from "@azure/data-tables";
 import { rowKey } from "../src/storage/rows/keys.js";
 import { ok, uniqueWorkspace, withServerAndClient, type McpTestClient, type TestServer } from "./support/harness.js";
+import { partitionRows } from "./support/rawRows.js";
 
 /** Batch markers expire after 24 hours: a later batch with the same requestId applies again, and retention prunes them. */
 let server: TestServer;
@@ -18,12 +18,7 @@ withServerAndClient(
 const markerKeyOf = (requestId: string) => rowKey.batchMarker(createHash("sha256").update(requestId).digest("hex").slice(0, 32));
 const DAY_MS = 86_400_000;
 
-async function markers(ws: string): Promise<Record<string, unknown>[]> {
-  const rows: Record<string, unknown>[] = [];
-  const filter = odata`PartitionKey eq ${ws} and kind eq ${"batch-marker"}`;
-  for await (const row of server.app.storage.table.listEntities<Record<string, unknown>>({ queryOptions: { filter } })) rows.push(row);
-  return rows;
-}
+const markers = (ws: string): Promise<Record<string, unknown>[]> => partitionRows(server.app.storage.table, ws, { only: ["batch-marker"] });
 
 type Answer = { replayed: boolean };
 

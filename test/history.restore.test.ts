@@ -1,10 +1,9 @@
 import { describe, expect, test } from "@jest/globals";
-import { odata } from "@azure/data-tables";
 import { entityId, observationId } from "../src/domain/model/ids.js";
-import { keyRange, rowKey } from "../src/storage/rows/keys.js";
+import { rowKey } from "../src/storage/rows/keys.js";
 import { failed, ok, uniqueWorkspace, withTestServers, type McpTestClient, type TestServer } from "./support/harness.js";
 import { injectRaces, type RaceInjector } from "./support/raceInjector.js";
-import { partitionRows, type RawRow } from "./support/rawRows.js";
+import { eventRowKeys, partitionRows, type RawRow } from "./support/rawRows.js";
 
 /**
  * restore_entity's edges (docs/history.md#restoring-a-deleted-entity), through the real MCP Client, checked on raw rows:
@@ -34,13 +33,7 @@ const call = (ws: string, name: string, args: Args = {}) => mcp.call(name, { wor
 const pause = () => new Promise((resolve) => setTimeout(resolve, 15));
 const rawRows = (ws: string) => partitionRows(server.app.storage.table, ws, ["event", "workspace", "history-pruned"]);
 
-async function eventKeys(ws: string): Promise<string[]> {
-  const range = keyRange.events();
-  const keys: string[] = [];
-  const filter = odata`PartitionKey eq ${ws} and RowKey ge ${range.from} and RowKey lt ${range.to}`;
-  for await (const row of server.app.storage.table.listEntities({ queryOptions: { filter, select: ["RowKey"] } })) keys.push(row.rowKey!);
-  return keys;
-}
+const eventKeys = (ws: string): Promise<string[]> => eventRowKeys(server.app.storage.table, ws);
 
 /** One entity's state in raw rows: its type, observations and tags (sorted), or undefined when it has no entity row. */
 function stateOf(rows: readonly RawRow[], name: string) {

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "@jest/globals";
-import { odata } from "@azure/data-tables";
-import { keyRange, rowKey } from "../src/storage/rows/keys.js";
+import { rowKey } from "../src/storage/rows/keys.js";
 import { failed, ok, uniqueWorkspace, withServerAndClient, type McpTestClient, type TestServer } from "./support/harness.js";
+import { eventRowKeys } from "./support/rawRows.js";
 
 /** MEMORY_HISTORY_RETENTION_DAYS: lazy pruning, at most one extra request per call, and as-of reads that refuse a pruned past. */
 let server: TestServer;
@@ -14,13 +14,7 @@ withServerAndClient(
   { server: { storage: { historyRetentionDays: 1 } } },
 );
 
-async function eventKeys(ws: string): Promise<string[]> {
-  const range = keyRange.events();
-  const keys: string[] = [];
-  const filter = odata`PartitionKey eq ${ws} and RowKey ge ${range.from} and RowKey lt ${range.to}`;
-  for await (const row of server.app.storage.table.listEntities({ queryOptions: { filter, select: ["RowKey"] } })) keys.push(row.rowKey!);
-  return keys;
-}
+const eventKeys = (ws: string): Promise<string[]> => eventRowKeys(server.app.storage.table, ws);
 
 async function requestsOf(args: Record<string, unknown>): Promise<number> {
   const before = server.requests();

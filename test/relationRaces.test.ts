@@ -1,7 +1,7 @@
 import { describe, expect, test } from "@jest/globals";
-import { odata, type TableClient } from "@azure/data-tables";
+import type { TableClient } from "@azure/data-tables";
 import { ok, uniqueWorkspace, withServerAndClient } from "./support/harness.js";
-import { rawTable } from "./support/rawRows.js";
+import { partitionRows, rawTable } from "./support/rawRows.js";
 import type { McpTestClient, TestServer } from "./support/harness.js";
 
 /**
@@ -33,11 +33,8 @@ withServerAndClient((started, client) => {
   });
 });
 
-async function relationRows(ws: string) {
-  const rows: Record<string, unknown>[] = [];
-  const filter = odata`PartitionKey eq ${ws} and (kind eq ${"relation"} or kind eq ${"edge-out"} or kind eq ${"edge-in"})`;
-  for await (const row of table.listEntities<Record<string, unknown>>({ queryOptions: { filter } })) rows.push(row);
-  return rows;
+async function relationRows(ws: string): Promise<Record<string, unknown>[]> {
+  return partitionRows(table, ws, { only: ["relation", "edge-out", "edge-in"] });
 }
 
 describe("upsert_relation racing delete_relations", () => {

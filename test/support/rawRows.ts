@@ -1,4 +1,5 @@
 import { odata, TableClient } from "@azure/data-tables";
+import { keyRange } from "../../src/storage/rows/keys.js";
 import { TEST_TABLE, testConnectionString } from "./harness.js";
 
 /** A raw Table row as a test reads it: every stored property, with its key and `kind` (src/storage/rows/keys.ts). */
@@ -17,6 +18,8 @@ export interface RowQuery {
   without?: readonly string[];
   only?: readonly string[];
   range?: { from: string; to: string };
+  /** Only the rows whose key is above this one (a place in the feed already read). */
+  after?: string;
   select?: string[];
 }
 
@@ -25,19 +28,30 @@ export interface RowQuery {
  * named in `without` (e.g. "event", "workspace": the feed and the registry row, which most state checks ignore), or
  * narrowed by a fuller query.
  */
-export async function partitionRows(table: TableClient, workspace: string, query: readonly string[] | RowQuery = []): Promise<RawRow[]> {
-  const { without = [], only = [], range, select }: RowQuery = isKindList(query) ? { without: query } : query;
+export async function partitionRows<Row extends { rowKey: string } = RawRow>(
+  table: TableClient,
+  workspace: string,
+  query: readonly string[] | RowQuery = [],
+): Promise<Row[]> {
+  const { without = [], only = [], range, after, select }: RowQuery = isKindList(query) ? { without: query } : query;
   const filter = [
     odata`PartitionKey eq ${workspace}`,
     ...without.map((kind) => odata`kind ne ${kind}`),
     ...(only.length > 0 ? [`(${only.map((kind) => odata`kind eq ${kind}`).join(" or ")})`] : []),
     ...(range ? [odata`RowKey ge ${range.from} and RowKey lt ${range.to}`] : []),
+    ...(after !== undefined ? [odata`RowKey gt ${after}`] : []),
   ].join(" and ");
-  const rows: RawRow[] = [];
+  const rows: Row[] = [];
   for await (const row of table.listEntities<Record<string, unknown>>({ queryOptions: { filter, ...(select ? { select } : {}) } })) {
-    rows.push({ ...row, rowKey: String(row.rowKey) });
+    rows.push({ ...row, rowKey: String(row.rowKey) } as unknown as Row);
   }
   return rows;
+}
+
+/** The row keys of a workspace's change feed, oldest first (src/storage/rows/keys.ts: the feed's own key range). */
+export async function eventRowKeys(table: TableClient, workspace: string): Promise<string[]> {
+  const rows = await partitionRows(table, workspace, { range: keyRange.events(), select: ["RowKey"] });
+  return rows.map((row) => row.rowKey);
 }
 
 function isKindList(query: readonly string[] | RowQuery): query is readonly string[] {
