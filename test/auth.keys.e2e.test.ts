@@ -2,6 +2,7 @@ import { describe, expect, test } from "@jest/globals";
 import { hashApiKey } from "../src/http/auth/apiKeyVerifier.js";
 import { refusal } from "./support/auth.js";
 import { connectClient, failed, ok, uniqueWorkspace, withTestServers, type McpTestClient, type TestServer } from "./support/harness.js";
+import type { GraphOut } from "./support/outputs.js";
 import { ALL_TOOLS } from "../src/mcp/tools/index.js";
 
 /** Every read-only tool, by its annotation: what a read-only caller must see, and all it may see. */
@@ -30,10 +31,6 @@ withTestServers(
   },
   (started) => void ({ server, admin, team } = started),
 );
-
-interface GraphOut {
-  entities: { name: string; observations: string[] }[];
-}
 
 const SECRET = { name: "Project Nightjar", observation: "launches on 2031-04-01" };
 

@@ -4,6 +4,7 @@ import { entityId, observationId } from "../src/domain/model/ids.js";
 import { hashApiKey } from "../src/http/auth/apiKeyVerifier.js";
 import { rowKey } from "../src/storage/rows/keys.js";
 import { ok, uniqueWorkspace, withTestServers, type McpTestClient } from "./support/harness.js";
+import type { Authored, GraphOut } from "./support/outputs.js";
 import { rawTable } from "./support/rawRows.js";
 
 /** Who wrote what, end to end: two API keys writing one workspace through real SDK clients, on real Azurite. */
@@ -28,14 +29,6 @@ withTestServers(
   },
 );
 
-interface Authored {
-  createdBy?: string;
-  updatedBy?: string;
-}
-interface GraphOut {
-  entities: (Authored & { name: string })[];
-  relations: (Authored & { from: string; to: string; relationType: string })[];
-}
 interface RelationsOut {
   relations: (Authored & { fromName: string; toName: string })[];
 }

@@ -2,6 +2,7 @@ import { describe, expect, test } from "@jest/globals";
 import type { TableClient } from "@azure/data-tables";
 import { keyRange, rowKey } from "../src/storage/rows/keys.js";
 import { ok, uniqueWorkspace, withServerAndClient, type McpTestClient } from "./support/harness.js";
+import type { GraphOut } from "./support/outputs.js";
 import { partitionRows, rawTable } from "./support/rawRows.js";
 
 /**
@@ -18,19 +19,6 @@ withServerAndClient((_server, client) => {
   mcp = client;
   table = rawTable();
 });
-
-interface GraphOut {
-  entities: { id: string; name: string; entityType: string; observations: string[]; metadata: Record<string, unknown> }[];
-  relations: {
-    id: string;
-    from: string;
-    to: string;
-    fromEntityId: string;
-    toEntityId: string;
-    relationType: string;
-    metadata: Record<string, unknown>;
-  }[];
-}
 
 const range = (count: number) => Array.from({ length: count }, (_, i) => i);
 const readGraph = async (ws: string) => ok<GraphOut>(await mcp.call("read_graph", { workspaceName: ws }));
