@@ -2,6 +2,7 @@ import { describe, expect, test } from "@jest/globals";
 import { createHash } from "node:crypto";
 import { rowKey } from "../src/storage/rows/keys.js";
 import { ok, uniqueWorkspace, withServerAndClient, type McpTestClient, type TestServer } from "./support/harness.js";
+import type { BatchAnswer } from "./support/outputs.js";
 import { partitionRows } from "./support/rawRows.js";
 
 /** Batch markers expire after 24 hours: a later batch with the same requestId applies again, and retention prunes them. */
@@ -19,8 +20,6 @@ const markerKeyOf = (requestId: string) => rowKey.batchMarker(createHash("sha256
 const DAY_MS = 86_400_000;
 
 const markers = (ws: string): Promise<Record<string, unknown>[]> => partitionRows(server.app.storage.table, ws, { only: ["batch-marker"] });
-
-type Answer = { replayed: boolean };
 
 describe("batch markers over time", () => {
   test("an expired marker no longer replays: the batch applies again and replaces it", async () => {
@@ -41,10 +40,10 @@ describe("batch markers over time", () => {
       requestId: "r",
       operations: [{ op: "upsert_entity", args: { name: "A", entityType: "t" } }],
     };
-    expect(ok<Answer>(await mcp.call("execute_batch", args)).replayed).toBe(false);
+    expect(ok<BatchAnswer>(await mcp.call("execute_batch", args)).replayed).toBe(false);
     const [marker] = await markers(ws);
     expect(Date.parse(String(marker!.createdAt))).toBeGreaterThan(Date.now() - DAY_MS);
-    expect(ok<Answer>(await mcp.call("execute_batch", args)).replayed).toBe(true);
+    expect(ok<BatchAnswer>(await mcp.call("execute_batch", args)).replayed).toBe(true);
   });
 
   test("retention prunes expired markers in its usual step (no extra request), and keeps fresh ones", async () => {

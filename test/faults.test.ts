@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
-import { AzureNamedKeyCredential, generateAccountSas, odata, TableClient, TableServiceClient } from "@azure/data-tables";
+import { AzureNamedKeyCredential, generateAccountSas, odata, TableServiceClient } from "@azure/data-tables";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { readSettings } from "../src/config/settings.js";
 import type { RunningServer } from "../src/local/server.js";
@@ -20,6 +20,8 @@ import {
   type McpTestClient,
   type TestServer,
 } from "./support/harness.js";
+import { rawTable } from "./support/rawRows.js";
+import type { GraphOut } from "./support/outputs.js";
 
 /**
  * Storage outages, against a separate Azurite this file controls (the shared one must stay up for
@@ -89,7 +91,7 @@ async function until(condition: () => boolean | Promise<boolean>, what: string, 
 
 /** What an operator (or an emulator crash before its autosave) does: removes the table the server already created. */
 async function deleteTable(): Promise<void> {
-  await TableClient.fromConnectionString(azurite.connectionString, TEST_TABLE, { allowInsecureConnection: true }).deleteTable();
+  await rawTable(azurite.connectionString).deleteTable();
 }
 
 /** Asked of Azurite directly, not through the server. */
@@ -141,10 +143,6 @@ function writeStream(workspace: string, writers: number) {
       await Promise.all(loops);
     },
   };
-}
-
-interface GraphOut {
-  entities: { name: string; observations: string[] }[];
 }
 
 /** Every acknowledged observation is stored, exactly once, on the entity it was written to. */

@@ -1,15 +1,7 @@
 import { describe, expect, test } from "@jest/globals";
 import { RestError } from "@azure/core-rest-pipeline";
-import {
-  connectClient,
-  failed,
-  ok,
-  startTestServer,
-  uniqueWorkspace,
-  withTestServers,
-  type McpTestClient,
-  type TestServer,
-} from "./support/harness.js";
+import { connectClient, failed, ok, startTestServer, uniqueWorkspace, withTestServers } from "./support/harness.js";
+import type { McpTestClient, TestServer } from "./support/harness.js";
 import { partitionRows } from "./support/rawRows.js";
 
 /**

@@ -57,3 +57,24 @@ export type OfficialGraph = {
   entities: OfficialEntity[];
   relations: { from: string; to: string; relationType: string }[];
 };
+
+/** One hit of search_entities (src/mcp/searchShapes.ts). */
+export type SearchHit = {
+  entity: { id: string; name: string; entityType: string; observations: string[]; tags?: string[]; createdBy?: string; updatedAt?: string };
+  score: number;
+  matchedFields: string[];
+  matchedObservations: string[];
+};
+
+/** search_entities' answer: a page of hits, with where to continue. */
+export type SearchHits = {
+  hits: SearchHit[];
+  nextCursor?: string;
+};
+
+/** execute_batch's answer (docs/curate.md#execute_batch): one result per operation, and whether it was a replay. */
+export type BatchAnswer = {
+  atomic: boolean;
+  replayed: boolean;
+  results: ({ index: number; op: string; success: boolean } & Record<string, unknown>)[];
+};

@@ -9,8 +9,8 @@ export type RawRow = Record<string, unknown> & { rowKey: string; kind?: string; 
  * A client of the test table that shares nothing with any server (no pipeline policy, no request counter, no fault
  * injector): what a test reads through it is what storage holds.
  */
-export function rawTable(connectionString = testConnectionString()): TableClient {
-  return TableClient.fromConnectionString(connectionString, TEST_TABLE, { allowInsecureConnection: true });
+export function rawTable(connectionString = testConnectionString(), tableName = TEST_TABLE): TableClient {
+  return TableClient.fromConnectionString(connectionString, tableName, { allowInsecureConnection: true });
 }
 
 /** Which of a partition's rows to read: the kinds to leave out or to keep, a row-key range, the properties to fetch. */
