@@ -1,7 +1,14 @@
-import { describe, expect, test } from "@jest/globals";
-import type { FetchHandler } from "../src/http/handler.js";
+import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
+import { createAuthenticator } from "../src/http/auth/authenticate.js";
+import { readAuthSettings } from "../src/config/auth.js";
+import { createMemory } from "../src/runtime.js";
+import { createHandler, type FetchHandler } from "../src/http/handler.js";
+import { tableReadiness } from "../src/http/readiness.js";
 import type { ToolInstrument } from "../src/mcp/instrument.js";
-import { connectClient, uniqueWorkspace, withTestServers, type TestServer } from "./support/harness.js";
+import { ALL_TOOLSETS } from "../src/mcp/toolsets.js";
+import { listen, type RunningServer } from "../src/local/server.js";
+import { connectStorage } from "../src/storage/table/client.js";
+import { connectClient, TEST_TABLE, testConnectionString, uniqueWorkspace } from "./support/harness.js";
 
 /**
  * The overall deadline on an MCP request (MEMORY_REQUEST_TIMEOUT_MS). The hang is the SDK's own:
@@ -18,15 +25,32 @@ const unserializable: ToolInstrument = async (_call, work) => {
 };
 
 let handler: FetchHandler;
-let server: TestServer;
+let server: RunningServer;
 
-withTestServers(
-  { servers: { server: { env: { MEMORY_REQUEST_TIMEOUT_MS: String(DEADLINE_MS) }, instrument: unserializable } } },
-  (started) => {
-    ({ server } = started);
-    handler = server.handler;
-  },
-);
+beforeAll(async () => {
+  const storage = connectStorage({
+    kind: "connectionString",
+    connectionString: testConnectionString(),
+    tableName: TEST_TABLE,
+    source: "test",
+  });
+  const auth = readAuthSettings({ MEMORY_AUTH: "none" });
+  handler = createHandler({
+    memory: createMemory(storage),
+    readiness: tableReadiness(storage),
+    version: "test",
+    toolsets: ALL_TOOLSETS,
+    auth: { settings: auth, authenticate: createAuthenticator(auth.mode) },
+    instrument: unserializable,
+    requestTimeoutMs: DEADLINE_MS,
+  });
+  await storage.ensureTable();
+  server = await listen(handler, { host: "127.0.0.1", port: 0 });
+});
+
+afterAll(async () => {
+  await server.close();
+});
 
 const headers = { "content-type": "application/json", accept: "application/json, text/event-stream" };
 

@@ -5,8 +5,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { DEFAULT_TABLE_NAME } from "../../src/config/table.js";
 import { createRuntimeHandler } from "../../src/http/runtimeHandler.js";
-import type { FetchHandler } from "../../src/http/handler.js";
-import type { ToolCallLog, ToolInstrument } from "../../src/mcp/instrument.js";
+import type { ToolCallLog } from "../../src/mcp/instrument.js";
 import { listen, type RunningServer } from "../../src/local/server.js";
 import { createRuntime, type Runtime } from "../../src/runtime.js";
 import { connectStorage, type StorageClientOptions } from "../../src/storage/table/client.js";
@@ -27,8 +26,6 @@ export function uniqueWorkspace(prefix = "t"): string {
 
 export interface TestServer extends RunningServer {
   app: Runtime;
-  /** The web-standard handler the server serves, for requests no HTTP client can make (a body that never arrives). */
-  handler: FetchHandler;
   /** Storage requests made by the server so far. */
   requests(): number;
   /** The structured log lines the server wrote, one per tool call. */
@@ -46,8 +43,6 @@ export interface TestServerOptions {
   tableName?: string;
   /** False leaves the table uncreated (what /api/ready does about a missing table); created before the server starts otherwise. */
   createTable?: boolean;
-  /** Wraps every tool call in place of the runtime's logging instrument: a delay, a fault, a result the transport cannot send. */
-  instrument?: ToolInstrument;
 }
 
 /**
@@ -73,9 +68,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     { door: "local", storage, log: (entry) => logs.push(entry) },
   );
   if (options.createTable !== false) await storage.ensureTable();
-  const handler = createRuntimeHandler(options.instrument ? { ...app, instrument: options.instrument } : app);
-  const server = await listen(handler, { host: "127.0.0.1", port: 0 });
-  return { ...server, app, handler, requests: () => storage.counter.total, logs };
+  const server = await listen(createRuntimeHandler(app), { host: "127.0.0.1", port: 0 });
+  return { ...server, app, requests: () => storage.counter.total, logs };
 }
 
 export interface McpTestClient {
@@ -159,10 +153,10 @@ export type Started<Server extends string, ClientName extends string> = Record<S
  * injector on a server's table, seed data).
  *
  * @example
- * let server: TestServer, past: TestServer, mcp: McpTestClient;
+ * let server: TestServer, mcp: McpTestClient, pastMcp: McpTestClient;
  * withTestServers(
  *   { servers: { server: {}, past: { storage: { clock: () => Date.now() - DAY_MS } } }, clients: { mcp: {}, pastMcp: { on: "past" } } },
- *   (started) => void ({ server, past, mcp } = started),
+ *   (started) => void ({ server, mcp, pastMcp } = started),
  * );
  */
 export function withTestServers<Server extends string, ClientName extends string = never>(

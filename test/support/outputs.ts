@@ -12,7 +12,7 @@ export type Authored = {
 };
 
 /** One entity of read_graph's answer (mode "full"). */
-export type GraphEntity = Authored & {
+type GraphEntity = Authored & {
   id: string;
   name: string;
   entityType: string;
@@ -24,7 +24,7 @@ export type GraphEntity = Authored & {
 };
 
 /** One relation of read_graph's answer (mode "full"). */
-export type GraphRelation = Authored & {
+type GraphRelation = Authored & {
   id: string;
   from: string;
   to: string;
@@ -44,7 +44,7 @@ export type GraphOut = {
 };
 
 /** An entity in the official memory server's shape, with the tag fields a connection with the tags group adds. */
-export type OfficialEntity = {
+type OfficialEntity = {
   name: string;
   entityType: string;
   observations: string[];
@@ -59,7 +59,7 @@ export type OfficialGraph = {
 };
 
 /** One hit of search_entities (src/mcp/searchShapes.ts). */
-export type SearchHit = {
+type SearchHit = {
   entity: { id: string; name: string; entityType: string; observations: string[]; tags?: string[]; createdBy?: string; updatedAt?: string };
   score: number;
   matchedFields: string[];
