@@ -1,7 +1,7 @@
 /**
  * Tests run as native ESM (the SDK, uuid and jose are ESM-only); ts-jest only strips types, `npm run typecheck` checks them.
- * Two tiers: test/unit needs no storage and starts no Azurite (`npm test -- test/unit` runs in seconds); every other test
- * talks to the one Azurite that globalSetup starts for the run.
+ * Two tiers: test/unit needs no storage and starts no Azurite (`npm test -- test/unit` runs in seconds): pure rules, and the
+ * tool registry over the MCP SDK's in-memory transport; every other test talks to the one Azurite that globalSetup starts.
  */
 const common = {
   testEnvironment: "node",

@@ -4,7 +4,7 @@ import { checkResourceAllowed } from "@modelcontextprotocol/sdk/shared/auth-util
 import { OAuthProtectedResourceMetadataSchema } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { base64url, generateKeyPair, SignJWT, UnsecuredJWT } from "jose";
 import { refusal, startTestIssuer, TEST_AUDIENCE, TEST_ISSUER, TEST_TENANT, type TestIssuer } from "./support/auth.js";
-import { connectClient, failed, ok, startTestServer, uniqueWorkspace, type TestServer } from "./support/harness.js";
+import { connectClient, failed, ok, startTestServer, uniqueWorkspace, withTestServer, type TestServer } from "./support/harness.js";
 import { ALL_TOOLS } from "../src/mcp/tools/index.js";
 
 /** Every read-only tool, by its annotation: what a read-only caller must see, and all it may see. */
@@ -37,11 +37,17 @@ function entraEnv(jwksUrl: string): Record<string, string> {
 
 beforeAll(async () => {
   issuer = await startTestIssuer();
-  server = await startTestServer({ env: entraEnv(issuer.jwksUrl) });
 });
 
+withTestServer(
+  (started) => {
+    server = started;
+  },
+  () => ({ env: entraEnv(issuer.jwksUrl) }),
+);
+
+// Declared after the fixture, so the issuer stops after the server.
 afterAll(async () => {
-  await server.close();
   await issuer.close();
 });
 

@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
+import { describe, expect, test } from "@jest/globals";
 import { hashApiKey } from "../src/http/auth/apiKeyVerifier.js";
 import { refusal } from "./support/auth.js";
-import { connectClient, failed, ok, startTestServer, uniqueWorkspace, type McpTestClient, type TestServer } from "./support/harness.js";
+import { connectClient, failed, ok, uniqueWorkspace, withTestServers, type McpTestClient, type TestServer } from "./support/harness.js";
+import type { GraphOut } from "./support/outputs.js";
 import { ALL_TOOLS } from "../src/mcp/tools/index.js";
 
 /** Every read-only tool, by its annotation: what a read-only caller must see, and all it may see. */
@@ -23,23 +24,13 @@ let server: TestServer;
 let admin: McpTestClient;
 let team: McpTestClient;
 
-beforeAll(async () => {
-  server = await startTestServer({
-    env: { MEMORY_AUTH: "keys", MEMORY_API_KEYS: JSON.stringify(ENTRIES), MEMORY_ALLOWED_ORIGINS: ALLOWED_ORIGIN },
-  });
-  admin = await connectClient(server.url, "/api/mcp", { headers: bearer(KEYS.admin) });
-  team = await connectClient(server.url, "/api/mcp", { headers: bearer(KEYS.team) });
-});
-
-afterAll(async () => {
-  await admin.close();
-  await team.close();
-  await server.close();
-});
-
-interface GraphOut {
-  entities: { name: string; observations: string[] }[];
-}
+withTestServers(
+  {
+    servers: { server: { env: { MEMORY_AUTH: "keys", MEMORY_API_KEYS: JSON.stringify(ENTRIES), MEMORY_ALLOWED_ORIGINS: ALLOWED_ORIGIN } } },
+    clients: { admin: { headers: bearer(KEYS.admin) }, team: { headers: bearer(KEYS.team) } },
+  },
+  (started) => void ({ server, admin, team } = started),
+);
 
 const SECRET = { name: "Project Nightjar", observation: "launches on 2031-04-01" };
 

@@ -1,18 +1,11 @@
-import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
-import { TableClient } from "@azure/data-tables";
+import { describe, expect, test } from "@jest/globals";
+import type { TableClient } from "@azure/data-tables";
 import { entityId, observationId } from "../src/domain/model/ids.js";
 import { hashApiKey } from "../src/http/auth/apiKeyVerifier.js";
 import { rowKey } from "../src/storage/rows/keys.js";
-import {
-  connectClient,
-  ok,
-  startTestServer,
-  TEST_TABLE,
-  testConnectionString,
-  uniqueWorkspace,
-  type McpTestClient,
-  type TestServer,
-} from "./support/harness.js";
+import { ok, uniqueWorkspace, withTestServers, type McpTestClient } from "./support/harness.js";
+import type { Authored, GraphOut } from "./support/outputs.js";
+import { rawTable } from "./support/rawRows.js";
 
 /** Who wrote what, end to end: two API keys writing one workspace through real SDK clients, on real Azurite. */
 const KEYS = { alice: "alice-key-0123456789", bob: "bob-key-0123456789" };
@@ -21,32 +14,21 @@ const ENTRIES = [
   { id: "bob", sha256: hashApiKey(KEYS.bob), workspaces: ["*"], access: "write" },
 ];
 
-let server: TestServer;
 let alice: McpTestClient;
 let bob: McpTestClient;
 let table: TableClient;
 
-beforeAll(async () => {
-  server = await startTestServer({ env: { MEMORY_AUTH: "keys", MEMORY_API_KEYS: JSON.stringify(ENTRIES) } });
-  alice = await connectClient(server.url, "/api/mcp", { headers: { Authorization: `Bearer ${KEYS.alice}` } });
-  bob = await connectClient(server.url, "/api/mcp", { headers: { "x-api-key": KEYS.bob } });
-  table = TableClient.fromConnectionString(testConnectionString(), TEST_TABLE, { allowInsecureConnection: true });
-});
+withTestServers(
+  {
+    servers: { server: { env: { MEMORY_AUTH: "keys", MEMORY_API_KEYS: JSON.stringify(ENTRIES) } } },
+    clients: { alice: { headers: { Authorization: `Bearer ${KEYS.alice}` } }, bob: { headers: { "x-api-key": KEYS.bob } } },
+  },
+  (started) => {
+    ({ alice, bob } = started);
+    table = rawTable();
+  },
+);
 
-afterAll(async () => {
-  await alice.close();
-  await bob.close();
-  await server.close();
-});
-
-interface Authored {
-  createdBy?: string;
-  updatedBy?: string;
-}
-interface GraphOut {
-  entities: (Authored & { name: string })[];
-  relations: (Authored & { from: string; to: string; relationType: string })[];
-}
 interface RelationsOut {
   relations: (Authored & { fromName: string; toName: string })[];
 }

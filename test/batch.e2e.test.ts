@@ -1,10 +1,10 @@
-import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
+import { describe, expect, test } from "@jest/globals";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { CallToolRequestSchema, ErrorCode } from "@modelcontextprotocol/sdk/types.js";
 import { BATCH_LIMITS, limitBatch } from "../src/http/batchLimits.js";
 import { withDeadline } from "../src/http/deadline.js";
-import { connectClient, ok, startTestServer, uniqueWorkspace, type TestServer } from "./support/harness.js";
+import { connectClient, ok, uniqueWorkspace, withTestServer, type TestServer } from "./support/harness.js";
 
 /**
  * Hardening: one small HTTP request must not cost hundreds of MB. A JSON-RPC batch is capped in
@@ -32,11 +32,8 @@ async function postBatch(url: string, batch: unknown[]): Promise<{ status: numbe
 
 describe("a JSON-RPC batch through the local server", () => {
   let server: TestServer;
-  beforeAll(async () => {
-    server = await startTestServer();
-  });
-  afterAll(async () => {
-    await server.close();
+  withTestServer((started) => {
+    server = started;
   });
 
   test(`answers at most ${BATCH_LIMITS.requests} requests; the rest get an error naming the fix, and run nothing`, async () => {

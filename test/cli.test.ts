@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
-import { odata } from "@azure/data-tables";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { createHash } from "node:crypto";
 import { tmpdir } from "node:os";
@@ -7,7 +6,9 @@ import { join } from "node:path";
 import { entityId, observationId } from "../src/domain/model/ids.js";
 import { rowKey } from "../src/storage/rows/keys.js";
 import { generatedGraph, kindCounts, runCliCaptured } from "./support/cli.js";
-import { connectClient, ok, startTestServer, uniqueWorkspace, type TestServer } from "./support/harness.js";
+import { connectClient, ok, uniqueWorkspace, withTestServer, type TestServer } from "./support/harness.js";
+import type { OfficialGraph } from "./support/outputs.js";
+import { partitionRows } from "./support/rawRows.js";
 import { startServerMemory } from "./support/serverMemory.js";
 
 /** `central-memory import` and `export`, run in-process against real storage, checked through the MCP server. */
@@ -22,19 +23,20 @@ let server: TestServer;
 let folder: string;
 
 beforeAll(async () => {
-  server = await startTestServer();
   folder = await mkdtemp(join(tmpdir(), "central-memory-cli-"));
-}, HEAVY_MS);
-
-afterAll(async () => {
-  await server.close();
-  await rm(folder, { recursive: true, force: true });
 });
 
-interface Graph {
-  entities: { name: string; entityType: string; observations: string[] }[];
-  relations: { from: string; to: string; relationType: string }[];
-}
+withTestServer(
+  (started) => {
+    server = started;
+  },
+  {},
+  HEAVY_MS,
+);
+
+afterAll(async () => {
+  await rm(folder, { recursive: true, force: true });
+});
 
 const jsonl = (...items: object[]) => items.map((item) => JSON.stringify(item)).join("\n");
 const entity = (name: string, entityType: string, observations: string[] = []) => ({ type: "entity", name, entityType, observations });
@@ -47,17 +49,17 @@ async function file(name: string, text: string): Promise<string> {
 }
 
 /** The workspace's graph as the official shape, sorted: what "the same graph" means. */
-async function graphOf(ws: string): Promise<Graph> {
+async function graphOf(ws: string): Promise<OfficialGraph> {
   const client = await connectClient(server.url, `/api/workspaces/${ws}/mcp`);
   try {
-    return sortGraph(ok<Graph>(await client.call("read_graph")));
+    return sortGraph(ok<OfficialGraph>(await client.call("read_graph")));
   } finally {
     await client.close();
   }
 }
 
-function sortGraph(graph: Graph): Graph {
-  const key = (r: Graph["relations"][number]) => `${r.from}\n${r.relationType}\n${r.to}`;
+function sortGraph(graph: OfficialGraph): OfficialGraph {
+  const key = (r: OfficialGraph["relations"][number]) => `${r.from}\n${r.relationType}\n${r.to}`;
   return {
     entities: graph.entities
       .map(({ name, entityType, observations }) => ({ name, entityType, observations }))
@@ -68,8 +70,7 @@ function sortGraph(graph: Graph): Graph {
 
 async function rows(ws: string): Promise<Map<string, string>> {
   const etags = new Map<string, string>();
-  for await (const row of server.app.storage.table.listEntities({ queryOptions: { filter: odata`PartitionKey eq ${ws}` } }))
-    etags.set(String(row.rowKey), row.etag);
+  for (const row of await partitionRows(server.app.storage.table, ws)) etags.set(row.rowKey, row.etag!);
   return etags;
 }
 
@@ -100,7 +101,7 @@ describe("import and export", () => {
       const again = join(folder, "exported-again.jsonl");
       expect((await runCliCaptured(["export", "-w", second, again])).code).toBe(0);
 
-      const expected: Graph = {
+      const expected: OfficialGraph = {
         entities: [
           {
             name: "Alice",
@@ -125,7 +126,7 @@ describe("import and export", () => {
       const theirs = await startServerMemory();
       try {
         await writeFile(theirs.file, await readFile(exported, "utf8"));
-        expect(sortGraph(ok<Graph>(await theirs.call("read_graph")))).toEqual(expected);
+        expect(sortGraph(ok<OfficialGraph>(await theirs.call("read_graph")))).toEqual(expected);
       } finally {
         await theirs.close();
       }
@@ -311,7 +312,7 @@ describe("tags in import and export", () => {
       const theirs = await startServerMemory();
       try {
         await writeFile(theirs.file, await readFile(exported, "utf8"));
-        expect(sortGraph(ok<Graph>(await theirs.call("read_graph")))).toEqual({
+        expect(sortGraph(ok<OfficialGraph>(await theirs.call("read_graph")))).toEqual({
           entities: [
             { name: "Alice", entityType: "person", observations: ["likes tea", "line one\nline two"] },
             { name: "Bob", entityType: "person", observations: [] },

@@ -1,17 +1,9 @@
-import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
-import { TableClient } from "@azure/data-tables";
+import { describe, expect, test } from "@jest/globals";
+import type { TableClient } from "@azure/data-tables";
 import { keyRange, rowKey } from "../src/storage/rows/keys.js";
-import {
-  connectClient,
-  ok,
-  startTestServer,
-  TEST_TABLE,
-  testConnectionString,
-  uniqueWorkspace,
-  type McpTestClient,
-  type TestServer,
-} from "./support/harness.js";
-import { partitionRows } from "./support/rawRows.js";
+import { ok, uniqueWorkspace, withServerAndClient, type McpTestClient } from "./support/harness.js";
+import type { GraphOut } from "./support/outputs.js";
+import { partitionRows, rawTable } from "./support/rawRows.js";
 
 /**
  * Concurrent writers lose nothing. Each test fires 50 tool calls at once (one MCP client, so 50
@@ -20,33 +12,13 @@ import { partitionRows } from "./support/rawRows.js";
  */
 const WRITERS = 50;
 
-let server: TestServer;
 let mcp: McpTestClient;
 let table: TableClient;
 
-beforeAll(async () => {
-  server = await startTestServer();
-  mcp = await connectClient(server.url);
-  table = TableClient.fromConnectionString(testConnectionString(), TEST_TABLE, { allowInsecureConnection: true });
+withServerAndClient((_server, client) => {
+  mcp = client;
+  table = rawTable();
 });
-
-afterAll(async () => {
-  await mcp.close();
-  await server.close();
-});
-
-interface GraphOut {
-  entities: { id: string; name: string; entityType: string; observations: string[]; metadata: Record<string, unknown> }[];
-  relations: {
-    id: string;
-    from: string;
-    to: string;
-    fromEntityId: string;
-    toEntityId: string;
-    relationType: string;
-    metadata: Record<string, unknown>;
-  }[];
-}
 
 const range = (count: number) => Array.from({ length: count }, (_, i) => i);
 const readGraph = async (ws: string) => ok<GraphOut>(await mcp.call("read_graph", { workspaceName: ws }));

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "@jest/globals";
 import { withServerAndClient, connectClient, failed, ok, uniqueWorkspace, type McpTestClient, type TestServer } from "./support/harness.js";
+import type { GraphOut } from "./support/outputs.js";
 
 let server: TestServer;
 let mcp: McpTestClient;
@@ -7,20 +8,6 @@ withServerAndClient((started, client) => {
   server = started;
   mcp = client;
 });
-
-interface GraphOut {
-  workspaceName: string;
-  entities: { id: string; name: string; entityType: string; observations: string[]; metadata: Record<string, unknown> }[];
-  relations: {
-    id: string;
-    from: string;
-    to: string;
-    fromEntityId: string;
-    toEntityId: string;
-    relationType: string;
-    metadata: Record<string, unknown>;
-  }[];
-}
 
 describe("tools/list", () => {
   test("lists the four core tools with schemas and annotations", async () => {

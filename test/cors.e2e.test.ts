@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
+import { describe, expect, test } from "@jest/globals";
 import { hashApiKey } from "../src/http/auth/apiKeyVerifier.js";
-import { connectClient, ok, startTestServer, uniqueWorkspace, type TestServer } from "./support/harness.js";
+import { connectClient, ok, uniqueWorkspace, withTestServer, type TestServer } from "./support/harness.js";
 
 /**
  * MEMORY_ALLOWED_ORIGINS lets a browser in: preflight is answered for listed origins, and their
@@ -10,19 +10,18 @@ const LISTED = "https://inspector.example";
 const KEY = "cmk_cors-test-key";
 let server: TestServer;
 
-beforeAll(async () => {
-  server = await startTestServer({
+withTestServer(
+  (started) => {
+    server = started;
+  },
+  {
     env: {
       MEMORY_AUTH: "keys",
       MEMORY_API_KEYS: JSON.stringify([{ id: "cors", sha256: hashApiKey(KEY), workspaces: ["*"], access: "write" }]),
       MEMORY_ALLOWED_ORIGINS: LISTED,
     },
-  });
-});
-
-afterAll(async () => {
-  await server.close();
-});
+  },
+);
 
 function preflight(origin: string, path = "/api/mcp") {
   return fetch(`${server.url}${path}`, {

@@ -1,6 +1,5 @@
-import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
+import { afterAll, describe, expect, test } from "@jest/globals";
 import { randomBytes } from "node:crypto";
-import { TableClient } from "@azure/data-tables";
 import { connectStorage, type StorageConnection } from "../src/storage/table/client.js";
 import { CURSOR_KEY_PARTITION, tableCursorKey } from "../src/storage/cursorKey.js";
 import {
@@ -10,28 +9,24 @@ import {
   startTestServer,
   testConnectionString,
   uniqueWorkspace,
+  withTestServers,
   type McpTestClient,
   type TestServer,
 } from "./support/harness.js";
+import { rawTable } from "./support/rawRows.js";
 
 /**
  * read_graph cursors over real storage and MCP: signed with one key kept in the table, so every
  * instance of a deployment accepts every other's cursors, and a forged or foreign one is refused.
  */
 let first: TestServer;
-let second: TestServer;
 let one: McpTestClient;
 let other: McpTestClient;
 
-beforeAll(async () => {
-  [first, second] = await Promise.all([startTestServer(), startTestServer()]);
-  [one, other] = await Promise.all([connectClient(first.url), connectClient(second.url)]);
-});
-
-afterAll(async () => {
-  await Promise.all([one?.close(), other?.close()]);
-  await Promise.all([first?.close(), second?.close()]);
-});
+withTestServers(
+  { servers: { first: {}, second: {} }, clients: { one: { on: "first" }, other: { on: "second" } } },
+  (started) => void ({ first, one, other } = started),
+);
 
 interface Page {
   entities: { name: string }[];
@@ -126,9 +121,7 @@ describe("the cursor key row", () => {
   };
   afterAll(async () => {
     const names = [...new Set(tables.map((connection) => connection.tableName))];
-    await Promise.all(
-      names.map((name) => TableClient.fromConnectionString(testConnectionString(), name, { allowInsecureConnection: true }).deleteTable()),
-    );
+    await Promise.all(names.map((name) => rawTable(testConnectionString(), name).deleteTable()));
   });
 
   test("is created once, in a partition no workspace can name, and every later instance reads the same key in one request", async () => {

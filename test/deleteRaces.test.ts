@@ -1,11 +1,11 @@
-import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
-import { TableClient } from "@azure/data-tables";
-import { connectClient, failed, ok, startTestServer, TEST_TABLE, testConnectionString, uniqueWorkspace } from "./support/harness.js";
+import { describe, expect, test } from "@jest/globals";
+import type { TableClient } from "@azure/data-tables";
+import { failed, ok, uniqueWorkspace, withServerAndClient } from "./support/harness.js";
 import type { McpTestClient, TestServer } from "./support/harness.js";
 import { entityId, observationId } from "../src/domain/model/ids.js";
 import { rowKey } from "../src/storage/rows/keys.js";
 import { injectFaults, type FaultInjector } from "./support/faultInjector.js";
-import { partitionRows } from "./support/rawRows.js";
+import { partitionRows, rawTable, type RawRow } from "./support/rawRows.js";
 
 /**
  * delete_entities racing writers, and interrupted part-way. What must hold: an acknowledged write is
@@ -18,23 +18,19 @@ let mcp: McpTestClient;
 let table: TableClient;
 let faults: FaultInjector;
 
-beforeAll(async () => {
+withServerAndClient(
+  (started, client) => {
+    server = started;
+    mcp = client;
+    faults = injectFaults(server.app.storage.table);
+    table = rawTable();
+  },
   // No SDK retries: an injected failure fails its request at once (retries would only repeat it).
-  server = await startTestServer({ storage: { maxRetries: 0 } });
-  faults = injectFaults(server.app.storage.table);
-  mcp = await connectClient(server.url);
-  table = TableClient.fromConnectionString(testConnectionString(), TEST_TABLE, { allowInsecureConnection: true });
-});
-
-afterAll(async () => {
-  await mcp?.close();
-  await server?.close();
-});
-
-type Row = Record<string, unknown> & { rowKey: string };
+  { server: { storage: { maxRetries: 0 } } },
+);
 
 /** Every row of the workspace but its change events (which sit outside every entity range: test/history.e2e.test.ts covers them) and its registry row (test/workspaces.test.ts). */
-const rawRows = (ws: string): Promise<Row[]> => partitionRows(table, ws, ["event", "workspace"]);
+const rawRows = (ws: string): Promise<RawRow[]> => partitionRows(table, ws, ["event", "workspace"]);
 
 const names = (prefix: string, count: number) => Array.from({ length: count }, (_, i) => `${prefix}${i}`);
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -128,7 +124,7 @@ describe("delete_entities interrupted part-way by storage failures", () => {
     };
     const afterCut = await expectNothingDangling();
     // The interruption really was part-way: some of Hub's relations were deleted, and some remain.
-    const hubRelations = (rows: Row[]) => rows.filter((row) => row.kind === "relation" && (row.fromId === hubId || row.toId === hubId));
+    const hubRelations = (rows: RawRow[]) => rows.filter((row) => row.kind === "relation" && (row.fromId === hubId || row.toId === hubId));
     expect(hubRelations(afterCut).length).toBeGreaterThan(0);
     expect(hubRelations(afterCut).length).toBeLessThan(relations.length);
 

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
+import { describe, expect, test } from "@jest/globals";
 import type { TableClient } from "@azure/data-tables";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { connectClient, failed, ok, startTestServer, uniqueWorkspace } from "./support/harness.js";
+import { failed, ok, uniqueWorkspace, withTestServers } from "./support/harness.js";
 import type { McpTestClient, TestServer } from "./support/harness.js";
 import { partitionRows, type RawRow } from "./support/rawRows.js";
 
@@ -17,22 +17,18 @@ const ENTITIES = 12;
 const names = Array.from({ length: ENTITIES }, (_, i) => `E${i}`);
 
 let first: TestServer;
-let second: TestServer;
 let admin: McpTestClient;
 let writerA: McpTestClient;
 let writerB: McpTestClient;
 let table: TableClient;
 
-beforeAll(async () => {
-  [first, second] = await Promise.all([startTestServer(), startTestServer()]);
-  table = first.app.storage.table;
-  [admin, writerA, writerB] = await Promise.all([connectClient(first.url), connectClient(first.url), connectClient(second.url)]);
-});
-
-afterAll(async () => {
-  await Promise.all([admin, writerA, writerB].map((client) => client?.close()));
-  await Promise.all([first, second].map((server) => server?.close()));
-});
+withTestServers(
+  { servers: { first: {}, second: {} }, clients: { admin: { on: "first" }, writerA: { on: "first" }, writerB: { on: "second" } } },
+  (started) => {
+    ({ first, admin, writerA, writerB } = started);
+    table = first.app.storage.table;
+  },
+);
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
+import { describe, expect, test } from "@jest/globals";
 import { hashApiKey } from "../src/http/auth/apiKeyVerifier.js";
 import { readAuthSettings } from "../src/config/auth.js";
 import { rawRequest } from "./support/rawHttp.js";
-import { startTestServer, type TestServer } from "./support/harness.js";
+import { withTestServer, type TestServer } from "./support/harness.js";
 
 /**
  * Hardening: the Host header must not be reflected into authorization discovery where a shared
@@ -38,12 +38,12 @@ describe("the public URL", () => {
 
 describe("under Azure (WEBSITE_HOSTNAME set)", () => {
   let server: TestServer;
-  beforeAll(async () => {
-    server = await startTestServer({ env: { ...KEYS_ENV, WEBSITE_HOSTNAME: "memory.azurewebsites.net" } });
-  });
-  afterAll(async () => {
-    await server.close();
-  });
+  withTestServer(
+    (started) => {
+      server = started;
+    },
+    { env: { ...KEYS_ENV, WEBSITE_HOSTNAME: "memory.azurewebsites.net" } },
+  );
 
   test("a foreign Host changes neither the metadata nor the 401 challenge; the document stays publicly cacheable", async () => {
     const document = await rawRequest(`${server.url}${METADATA}`, { method: "GET", headers: EVIL });
@@ -64,12 +64,12 @@ describe("under Azure (WEBSITE_HOSTNAME set)", () => {
 
 describe("with no public URL", () => {
   let server: TestServer;
-  beforeAll(async () => {
-    server = await startTestServer({ env: KEYS_ENV });
-  });
-  afterAll(async () => {
-    await server.close();
-  });
+  withTestServer(
+    (started) => {
+      server = started;
+    },
+    { env: KEYS_ENV },
+  );
 
   test("responses built from the Host header vary with it, and no shared cache may keep the document", async () => {
     const document = await rawRequest(`${server.url}${METADATA}`, { method: "GET", headers: EVIL });

@@ -3,7 +3,7 @@ import type { HttpFunctionOptions, HttpHandler } from "@azure/functions";
 import { hashApiKey } from "../src/http/auth/apiKeyVerifier.js";
 import { viewerBuildOnce } from "./support/build.js";
 import { invokeFunction, registerFunctions } from "./support/functions.js";
-import { startTestServer, testConnectionString, type TestServer } from "./support/harness.js";
+import { testConnectionString, withTestServer, type TestServer } from "./support/harness.js";
 
 /**
  * Both doors answer alike: every method on every route, through the Azure Functions handler
@@ -68,11 +68,17 @@ beforeAll(async () => {
   Object.assign(process.env, AUTH_ENV);
   await viewerBuildOnce();
   registered = await registerFunctions();
-  server = await startTestServer({ env: AUTH_ENV });
 }, 240_000); // the viewer's build (esbuild, once per run) is slow on a loaded machine
 
+withTestServer(
+  (started) => {
+    server = started;
+  },
+  { env: AUTH_ENV },
+);
+
+// Declared after the fixture, so the settings are removed after its server stops.
 afterAll(async () => {
-  await server?.close();
   for (const key of ["MEMORY_STORAGE_CONNECTION_STRING", ...Object.keys(AUTH_ENV)]) delete process.env[key];
 });
 

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
-import { connectClient, failed, ok, startTestServer, uniqueWorkspace, type McpTestClient, type TestServer } from "./support/harness.js";
+import { describe, expect, test } from "@jest/globals";
+import { failed, ok, uniqueWorkspace, withServerAndClient, type McpTestClient, type TestServer } from "./support/harness.js";
 
 /**
  * get_entity_relations carries the entity's own version (docs/curate.md#versions), so a client that read an entity's relations
@@ -8,14 +8,9 @@ import { connectClient, failed, ok, startTestServer, uniqueWorkspace, type McpTe
 let server: TestServer;
 let mcp: McpTestClient;
 
-beforeAll(async () => {
-  server = await startTestServer();
-  mcp = await connectClient(server.url);
-});
-
-afterAll(async () => {
-  await mcp.close();
-  await server.close();
+withServerAndClient((started, client) => {
+  server = started;
+  mcp = client;
 });
 
 interface Listed {

@@ -1,32 +1,25 @@
-import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
+import { describe, expect, test } from "@jest/globals";
 import { createHash } from "node:crypto";
-import { odata } from "@azure/data-tables";
 import { rowKey } from "../src/storage/rows/keys.js";
-import { connectClient, ok, startTestServer, uniqueWorkspace, type McpTestClient, type TestServer } from "./support/harness.js";
+import { ok, uniqueWorkspace, withServerAndClient, type McpTestClient, type TestServer } from "./support/harness.js";
+import type { BatchAnswer } from "./support/outputs.js";
+import { partitionRows } from "./support/rawRows.js";
 
 /** Batch markers expire after 24 hours: a later batch with the same requestId applies again, and retention prunes them. */
 let server: TestServer;
 let mcp: McpTestClient;
-beforeAll(async () => {
-  server = await startTestServer({ storage: { historyRetentionDays: 1 } });
-  mcp = await connectClient(server.url);
-});
-afterAll(async () => {
-  await mcp.close();
-  await server.close();
-});
+withServerAndClient(
+  (started, client) => {
+    server = started;
+    mcp = client;
+  },
+  { server: { storage: { historyRetentionDays: 1 } } },
+);
 
 const markerKeyOf = (requestId: string) => rowKey.batchMarker(createHash("sha256").update(requestId).digest("hex").slice(0, 32));
 const DAY_MS = 86_400_000;
 
-async function markers(ws: string): Promise<Record<string, unknown>[]> {
-  const rows: Record<string, unknown>[] = [];
-  const filter = odata`PartitionKey eq ${ws} and kind eq ${"batch-marker"}`;
-  for await (const row of server.app.storage.table.listEntities<Record<string, unknown>>({ queryOptions: { filter } })) rows.push(row);
-  return rows;
-}
-
-type Answer = { replayed: boolean };
+const markers = (ws: string): Promise<Record<string, unknown>[]> => partitionRows(server.app.storage.table, ws, { only: ["batch-marker"] });
 
 describe("batch markers over time", () => {
   test("an expired marker no longer replays: the batch applies again and replaces it", async () => {
@@ -47,10 +40,10 @@ describe("batch markers over time", () => {
       requestId: "r",
       operations: [{ op: "upsert_entity", args: { name: "A", entityType: "t" } }],
     };
-    expect(ok<Answer>(await mcp.call("execute_batch", args)).replayed).toBe(false);
+    expect(ok<BatchAnswer>(await mcp.call("execute_batch", args)).replayed).toBe(false);
     const [marker] = await markers(ws);
     expect(Date.parse(String(marker!.createdAt))).toBeGreaterThan(Date.now() - DAY_MS);
-    expect(ok<Answer>(await mcp.call("execute_batch", args)).replayed).toBe(true);
+    expect(ok<BatchAnswer>(await mcp.call("execute_batch", args)).replayed).toBe(true);
   });
 
   test("retention prunes expired markers in its usual step (no extra request), and keeps fresh ones", async () => {

@@ -1,18 +1,9 @@
 import { describe, expect, test } from "@jest/globals";
-import { TableClient } from "@azure/data-tables";
 import { entityId } from "../src/domain/model/ids.js";
 import { injectRaces, type RaceInjector } from "./support/raceInjector.js";
-import {
-  failed,
-  ok,
-  TEST_TABLE,
-  testConnectionString,
-  uniqueWorkspace,
-  withServerAndClient,
-  type McpTestClient,
-  type TestServer,
-} from "./support/harness.js";
-import { partitionRows } from "./support/rawRows.js";
+import { failed, ok, uniqueWorkspace, withServerAndClient, type McpTestClient, type TestServer } from "./support/harness.js";
+import type { BatchAnswer } from "./support/outputs.js";
+import { partitionRows, rawTable } from "./support/rawRows.js";
 
 /** execute_batch (docs/curate.md#execute_batch) through MCP, checked on the raw rows and the request counts. */
 let server: TestServer;
@@ -27,12 +18,6 @@ const graphRows = async (ws: string) => (await rawRows(ws)).filter((row) => row.
 const batchEvents = async (ws: string) => (await rawRows(ws)).filter((row) => row.kind === "event" && row.tool === "execute_batch");
 
 let races: RaceInjector | undefined;
-
-type Answer = {
-  atomic: boolean;
-  replayed: boolean;
-  results: ({ index: number; op: string; success: boolean } & Record<string, unknown>)[];
-};
 
 const entity = (name: string, observations: string[] = []) => ({ op: "upsert_entity", args: { name, entityType: "person", observations } });
 const relation = (from: string, to: string, relationType = "knows") => ({ op: "upsert_relation", args: { from, to, relationType } });
@@ -60,7 +45,7 @@ describe("atomic batches", () => {
       { op: "delete_entities", args: { entityNames: ["Old"] } },
     ];
     const { value, requests } = await requestsOf(() => mcp.call("execute_batch", { workspaceName: ws, atomic: true, operations }));
-    const answer = ok<Answer>(value);
+    const answer = ok<BatchAnswer>(value);
     // 4 entities named (Alice, Bob, Old, Carol): 4 range reads in parallel, then one transaction.
     expect(requests).toBe(5);
     expect(answer.results.map((r) => r.success)).toEqual(Array(10).fill(true));
@@ -127,7 +112,7 @@ describe("atomic batches", () => {
     const { version } = ok<{ version: string }>(await mcp.call("upsert_entity", { workspaceName: ws, name: "A", entityType: "t" }));
     ok(await mcp.call("upsert_entity", { workspaceName: ws, name: "B", entityType: "t" }));
     races ??= injectRaces(server.app.storage.table);
-    const other = TableClient.fromConnectionString(testConnectionString(), TEST_TABLE, { allowInsecureConnection: true });
+    const other = rawTable();
     races.beforeNextTransaction(() =>
       other.updateEntity({ partitionKey: ws, rowKey: entityId(ws, "A"), version: "2222222222222222" }, "Merge"),
     );
@@ -166,10 +151,10 @@ describe("idempotency", () => {
   test("the same requestId twice applies once; the retry returns the first answer", async () => {
     const ws = uniqueWorkspace();
     const args = { workspaceName: ws, atomic: true, requestId: "req-1", operations: [entity("A", ["x"]), entity("B"), relation("A", "B")] };
-    const first = ok<Answer>(await mcp.call("execute_batch", args));
+    const first = ok<BatchAnswer>(await mcp.call("execute_batch", args));
     const rows = await rawRows(ws);
     const retry = await requestsOf(() => mcp.call("execute_batch", args));
-    const second = ok<Answer>(retry.value);
+    const second = ok<BatchAnswer>(retry.value);
     expect(second.replayed).toBe(true);
     expect(second.results).toEqual(first.results);
     expect(retry.requests).toBe(3); // the marker and the two entity ranges, read in parallel; no write
@@ -187,7 +172,7 @@ describe("idempotency", () => {
     expect(requests).toBe(3); // the marker and the entity's range, in parallel; then the marker's transaction
     expect(await batchEvents(ws)).toHaveLength(0);
     expect((await rawRows(ws)).filter((row) => row.kind === "batch-marker")).toHaveLength(1);
-    expect(ok<Answer>(await mcp.call("execute_batch", args)).replayed).toBe(true);
+    expect(ok<BatchAnswer>(await mcp.call("execute_batch", args)).replayed).toBe(true);
   });
 
   test("10 concurrent callers with one requestId: exactly one applies, all get its answer", async () => {
@@ -199,7 +184,7 @@ describe("idempotency", () => {
       requestId: "same-for-all",
       operations: [entity("Counter", ["tick"]), { op: "upsert_entity", args: { name: "Log", entityType: "t", metadata: { n: 1 } } }],
     };
-    const answers = (await Promise.all(Array.from({ length: 10 }, () => mcp.call("execute_batch", args)))).map((r) => ok<Answer>(r));
+    const answers = (await Promise.all(Array.from({ length: 10 }, () => mcp.call("execute_batch", args)))).map((r) => ok<BatchAnswer>(r));
     expect(answers.filter((answer) => !answer.replayed)).toHaveLength(1);
     for (const answer of answers) expect(answer.results).toEqual(answers[0]!.results);
     expect(await batchEvents(ws)).toHaveLength(1);
@@ -211,21 +196,21 @@ describe("idempotency", () => {
     const ws = uniqueWorkspace();
     const args = { workspaceName: ws, requestId: "non-atomic", operations: [entity("A", ["x"]), entity("B", ["y"])] };
     const results = await Promise.all(Array.from({ length: 10 }, () => mcp.call("execute_batch", args)));
-    const applied = results.filter((r) => !r.isError && !ok<Answer>(r).replayed);
+    const applied = results.filter((r) => !r.isError && !ok<BatchAnswer>(r).replayed);
     expect(applied).toHaveLength(1);
     for (const result of results.filter((r) => r.isError)) expect(failed(result).message).toMatch(/still running/);
     const events = (await rawRows(ws)).filter((row) => row.kind === "event");
     expect(events).toHaveLength(2); // one per upsert_entity, once
-    const again = ok<Answer>(await mcp.call("execute_batch", args));
+    const again = ok<BatchAnswer>(await mcp.call("execute_batch", args));
     expect(again.replayed).toBe(true);
-    expect(again.results).toEqual(ok<Answer>(applied[0]!).results);
+    expect(again.results).toEqual(ok<BatchAnswer>(applied[0]!).results);
   });
 });
 
 describe("non-atomic batches", () => {
   test("each operation reports its own result, in order, and a failure does not stop the rest", async () => {
     const ws = uniqueWorkspace();
-    const answer = ok<Answer>(
+    const answer = ok<BatchAnswer>(
       await mcp.call("execute_batch", {
         workspaceName: ws,
         operations: [

@@ -3,13 +3,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
-import { AzureNamedKeyCredential, generateAccountSas, odata, TableClient, TableServiceClient } from "@azure/data-tables";
+import { AzureNamedKeyCredential, generateAccountSas, odata, TableServiceClient } from "@azure/data-tables";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { readSettings } from "../src/config/settings.js";
-import { createRuntimeHandler } from "../src/http/runtimeHandler.js";
-import { createRuntime } from "../src/runtime.js";
-import { listen, type RunningServer } from "../src/local/server.js";
-import { connectStorage, type StorageConnection } from "../src/storage/table/client.js";
+import type { RunningServer } from "../src/local/server.js";
+import type { StorageConnection } from "../src/storage/table/client.js";
 import { startAzuriteProcess, type AzuriteProcess } from "./support/azurite.js";
 import {
   connectClient,
@@ -18,9 +16,12 @@ import {
   startTestServer,
   TEST_TABLE,
   uniqueWorkspace,
+  withServerAndClient,
   type McpTestClient,
   type TestServer,
 } from "./support/harness.js";
+import { rawTable } from "./support/rawRows.js";
+import type { GraphOut } from "./support/outputs.js";
 
 /**
  * Storage outages, against a separate Azurite this file controls (the shared one must stay up for
@@ -44,13 +45,18 @@ beforeAll(async () => {
   // Data on disk, so a stop/start keeps what Azurite acknowledged (see AzuriteProcess.stop).
   location = mkdtempSync(join(tmpdir(), "central-memory-faults-"));
   azurite = await startAzuriteProcess({ location });
-  server = await startTestServer({ connectionString: azurite.connectionString, storage: STORAGE_BOUND });
-  mcp = await connectClient(server.url);
 }, 60_000);
 
+withServerAndClient(
+  (started, client) => {
+    server = started;
+    mcp = client;
+  },
+  { server: () => ({ connectionString: azurite.connectionString, storage: STORAGE_BOUND }) },
+);
+
+// Declared after the fixture, so it runs after the fixture's server and client are closed.
 afterAll(async () => {
-  await mcp?.close();
-  await server?.close();
   await azurite?.stop();
   if (location) rmSync(location, { recursive: true, force: true });
 });
@@ -85,7 +91,7 @@ async function until(condition: () => boolean | Promise<boolean>, what: string, 
 
 /** What an operator (or an emulator crash before its autosave) does: removes the table the server already created. */
 async function deleteTable(): Promise<void> {
-  await TableClient.fromConnectionString(azurite.connectionString, TEST_TABLE, { allowInsecureConnection: true }).deleteTable();
+  await rawTable(azurite.connectionString).deleteTable();
 }
 
 /** Asked of Azurite directly, not through the server. */
@@ -137,10 +143,6 @@ function writeStream(workspace: string, writers: number) {
       await Promise.all(loops);
     },
   };
-}
-
-interface GraphOut {
-  entities: { name: string; observations: string[] }[];
 }
 
 /** Every acknowledged observation is stored, exactly once, on the entity it was written to. */
@@ -297,9 +299,15 @@ describe("readiness on an account without the table", () => {
     connectionString: string,
     tableName: string,
   ): Promise<{ storage: StorageConnection; server: RunningServer }> {
-    const storage = connectStorage({ kind: "connectionString", connectionString, tableName, source: "test" }, STORAGE_BOUND);
-    const runtime = createRuntime({ MEMORY_AUTH: "none" }, { door: "local", storage, log: () => {} });
-    return { storage, server: await listen(createRuntimeHandler(runtime), { host: "127.0.0.1", port: 0 }) };
+    // Bound to loopback, as `npm start` is by default.
+    const server = await startTestServer({
+      connectionString,
+      tableName,
+      createTable: false,
+      storage: STORAGE_BOUND,
+      env: { HOST: "127.0.0.1" },
+    });
+    return { storage: server.app.storage, server };
   }
 
   const freshTableName = () => `fresh${randomBytes(6).toString("hex")}`;

@@ -1,5 +1,6 @@
-import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
-import { connectClient, ok, startTestServer, uniqueWorkspace, type McpTestClient, type TestServer } from "./support/harness.js";
+import { describe, expect, test } from "@jest/globals";
+import { connectClient, ok, startTestServer, uniqueWorkspace, withTestServers } from "./support/harness.js";
+import type { McpTestClient, TestServer } from "./support/harness.js";
 import { injectRaces, type RaceInjector } from "./support/raceInjector.js";
 import { partitionRows } from "./support/rawRows.js";
 
@@ -16,34 +17,27 @@ const ROUNDS = 20;
 
 let y: TestServer;
 let x: TestServer;
-let behind: TestServer;
-let ahead: TestServer;
 let yc: McpTestClient;
 let xc: McpTestClient;
 let behindc: McpTestClient;
 let aheadc: McpTestClient;
 let slowLink: RaceInjector;
 
-beforeAll(async () => {
-  [y, x, behind, ahead] = await Promise.all([
-    startTestServer(),
-    startTestServer(),
-    startTestServer({ storage: { clock: () => Date.now() - SKEW_MS } }),
-    startTestServer({ storage: { clock: () => Date.now() + SKEW_MS } }),
-  ]);
-  slowLink = injectRaces(x.app.storage.table);
-  [yc, xc, behindc, aheadc] = await Promise.all([
-    connectClient(y.url),
-    connectClient(x.url),
-    connectClient(behind.url),
-    connectClient(ahead.url),
-  ]);
-});
-
-afterAll(async () => {
-  await Promise.all([yc, xc, behindc, aheadc].map((client) => client?.close()));
-  await Promise.all([y, x, behind, ahead].map((server) => server?.close()));
-});
+withTestServers(
+  {
+    servers: {
+      y: {},
+      x: {},
+      behind: { storage: { clock: () => Date.now() - SKEW_MS } },
+      ahead: { storage: { clock: () => Date.now() + SKEW_MS } },
+    },
+    clients: { yc: { on: "y" }, xc: { on: "x" }, behindc: { on: "behind" }, aheadc: { on: "ahead" } },
+  },
+  (started) => {
+    ({ y, x, yc, xc, behindc, aheadc } = started);
+    slowLink = injectRaces(x.app.storage.table);
+  },
+);
 
 interface RelationView {
   from: string;

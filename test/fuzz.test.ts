@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
+import { describe, expect, test } from "@jest/globals";
 import fc from "fast-check";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { connectClient, ok, startTestServer, uniqueWorkspace, type McpTestClient, type TestServer } from "./support/harness.js";
+import { ok, uniqueWorkspace, withServerAndClient, type McpTestClient, type TestServer } from "./support/harness.js";
 
 /**
  * Property-based fuzzing of the MCP surface with fast-check. A failing run prints its seed and the
@@ -30,17 +30,12 @@ let mcp: McpTestClient;
 const workspace = uniqueWorkspace("fuzz");
 const NAMES = ["Alice", "Bob", "Carol"];
 
-beforeAll(async () => {
-  server = await startTestServer();
-  mcp = await connectClient(server.url);
+withServerAndClient(async (started, client) => {
+  server = started;
+  mcp = client;
   for (const name of NAMES)
     ok(await mcp.call("upsert_entity", { workspaceName: workspace, name, entityType: "person", observations: [`${name} exists`] }));
   ok(await mcp.call("upsert_relation", { workspaceName: workspace, from: "Alice", to: "Bob", relationType: "knows" }));
-});
-
-afterAll(async () => {
-  await mcp.close();
-  await server.close();
 });
 
 async function readGraph(): Promise<string> {

@@ -1,7 +1,8 @@
 import { describe, expect, test } from "@jest/globals";
-import { odata } from "@azure/data-tables";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { withServerAndClient, connectClient, failed, ok, uniqueWorkspace, type McpTestClient, type TestServer } from "./support/harness.js";
+import type { GraphOut, OfficialGraph } from "./support/outputs.js";
+import { partitionRows } from "./support/rawRows.js";
 
 /** The official memory server's tools (group "graph"), end to end through the MCP client over HTTP. */
 
@@ -11,17 +12,6 @@ withServerAndClient((started, client) => {
   server = started;
   mcp = client;
 });
-
-interface OfficialGraph {
-  entities: { name: string; entityType: string; observations: string[] }[];
-  relations: { from: string; to: string; relationType: string }[];
-}
-
-interface GraphOut {
-  entities: { id: string; name: string; entityType: string; observations?: string[]; metadata?: Record<string, unknown> }[];
-  relations: { id: string; from: string; to: string; relationType: string; metadata?: Record<string, unknown> }[];
-  cursor?: string;
-}
 
 const call = (ws: string, name: string, args: Record<string, unknown> = {}) => mcp.call(name, { workspaceName: ws, ...args });
 const entity = (name: string, entityType = "thing", observations: string[] = []) => ({ name, entityType, observations });
@@ -39,13 +29,8 @@ async function requestsFor(work: () => Promise<unknown>): Promise<number> {
 /** The raw rows of a workspace, straight from the table: what is really stored. */
 /** (Change events left out: they sit outside every entity range; test/history.e2e.test.ts checks them. So is the registry row: test/workspaces.test.ts.) */
 async function rawRows(ws: string): Promise<{ rowKey: string; kind: string }[]> {
-  const rows: { rowKey: string; kind: string }[] = [];
-  for await (const row of server.app.storage.table.listEntities<{ kind: string }>({
-    queryOptions: { filter: odata`PartitionKey eq ${ws} and kind ne ${"event"} and kind ne ${"workspace"}` },
-  })) {
-    rows.push({ rowKey: String(row.rowKey), kind: row.kind });
-  }
-  return rows;
+  const rows = await partitionRows(server.app.storage.table, ws, ["event", "workspace"]);
+  return rows.map((row) => ({ rowKey: row.rowKey, kind: String(row.kind) }));
 }
 
 async function fullGraph(ws: string): Promise<GraphOut> {

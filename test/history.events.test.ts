@@ -1,5 +1,4 @@
 import { describe, expect, test } from "@jest/globals";
-import { odata } from "@azure/data-tables";
 import type { Change, ChangeEvent } from "../src/domain/feed/history.js";
 import { entityId, relationId } from "../src/domain/model/ids.js";
 import { toChangeEvent } from "../src/storage/rows/events.js";
@@ -7,6 +6,7 @@ import { keyRange, rowKey } from "../src/storage/rows/keys.js";
 import { stampOf } from "../src/storage/rows/rowWrites.js";
 import { commit } from "../src/storage/writes/transactions.js";
 import { failed, ok, uniqueWorkspace, withServerAndClient, type McpTestClient, type TestServer } from "./support/harness.js";
+import { partitionRows } from "./support/rawRows.js";
 
 /**
  * Change events (docs/history.md), read as raw rows through @azure/data-tables: every write tool and
@@ -21,13 +21,8 @@ withServerAndClient((started, client) => {
 
 /** The workspace's event rows after `after` (a row key), oldest first, straight from the table. */
 async function rawEvents(ws: string, after = ""): Promise<ChangeEvent[]> {
-  const range = keyRange.events();
-  const events: ChangeEvent[] = [];
-  const filter = odata`PartitionKey eq ${ws} and RowKey ge ${range.from} and RowKey lt ${range.to} and RowKey gt ${after}`;
-  for await (const row of server.app.storage.table.listEntities<Record<string, unknown>>({ queryOptions: { filter } })) {
-    events.push(toChangeEvent(row as never));
-  }
-  return events;
+  const rows = await partitionRows(server.app.storage.table, ws, { range: keyRange.events(), after });
+  return rows.map((row) => toChangeEvent(row as never));
 }
 
 /** A compact, order-independent view of changes: kind and what it names. */

@@ -1,10 +1,9 @@
-import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
-import { odata } from "@azure/data-tables";
+import { describe, expect, test } from "@jest/globals";
 import { entityId, observationId } from "../src/domain/model/ids.js";
-import { keyRange, rowKey } from "../src/storage/rows/keys.js";
-import { connectClient, failed, ok, startTestServer, uniqueWorkspace, type McpTestClient, type TestServer } from "./support/harness.js";
+import { rowKey } from "../src/storage/rows/keys.js";
+import { failed, ok, uniqueWorkspace, withTestServers, type McpTestClient, type TestServer } from "./support/harness.js";
 import { injectRaces, type RaceInjector } from "./support/raceInjector.js";
-import { partitionRows, type RawRow } from "./support/rawRows.js";
+import { eventRowKeys, partitionRows, type RawRow } from "./support/rawRows.js";
 
 /**
  * restore_entity's edges (docs/history.md#restoring-a-deleted-entity), through the real MCP Client, checked on raw rows:
@@ -15,36 +14,26 @@ const DAY_MS = 86_400_000;
 
 let server: TestServer;
 let mcp: McpTestClient;
-/** An instance whose clock is ten days behind: what it writes is history a one-day retention prunes. */
-let past: TestServer;
+/** A client of an instance whose clock is ten days behind: what it writes is history a one-day retention prunes. */
 let pastMcp: McpTestClient;
 let races: RaceInjector;
-beforeAll(async () => {
-  server = await startTestServer({ storage: { historyRetentionDays: 1 } });
-  past = await startTestServer({ storage: { clock: () => Date.now() - 10 * DAY_MS } });
-  mcp = await connectClient(server.url);
-  pastMcp = await connectClient(past.url);
-  races = injectRaces(server.app.storage.table);
-});
-afterAll(async () => {
-  await mcp?.close();
-  await pastMcp?.close();
-  await server?.close();
-  await past?.close();
-});
+withTestServers(
+  {
+    servers: { server: { storage: { historyRetentionDays: 1 } }, past: { storage: { clock: () => Date.now() - 10 * DAY_MS } } },
+    clients: { mcp: { on: "server" }, pastMcp: { on: "past" } },
+  },
+  (started) => {
+    ({ server, mcp, pastMcp } = started);
+    races = injectRaces(server.app.storage.table);
+  },
+);
 
 type Args = Record<string, unknown>;
 const call = (ws: string, name: string, args: Args = {}) => mcp.call(name, { workspaceName: ws, ...args });
 const pause = () => new Promise((resolve) => setTimeout(resolve, 15));
 const rawRows = (ws: string) => partitionRows(server.app.storage.table, ws, ["event", "workspace", "history-pruned"]);
 
-async function eventKeys(ws: string): Promise<string[]> {
-  const range = keyRange.events();
-  const keys: string[] = [];
-  const filter = odata`PartitionKey eq ${ws} and RowKey ge ${range.from} and RowKey lt ${range.to}`;
-  for await (const row of server.app.storage.table.listEntities({ queryOptions: { filter, select: ["RowKey"] } })) keys.push(row.rowKey!);
-  return keys;
-}
+const eventKeys = (ws: string): Promise<string[]> => eventRowKeys(server.app.storage.table, ws);
 
 /** One entity's state in raw rows: its type, observations and tags (sorted), or undefined when it has no entity row. */
 function stateOf(rows: readonly RawRow[], name: string) {

@@ -1,27 +1,20 @@
-import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
-import { odata } from "@azure/data-tables";
-import { keyRange, rowKey } from "../src/storage/rows/keys.js";
-import { connectClient, failed, ok, startTestServer, uniqueWorkspace, type McpTestClient, type TestServer } from "./support/harness.js";
+import { describe, expect, test } from "@jest/globals";
+import { rowKey } from "../src/storage/rows/keys.js";
+import { failed, ok, uniqueWorkspace, withServerAndClient, type McpTestClient, type TestServer } from "./support/harness.js";
+import { eventRowKeys } from "./support/rawRows.js";
 
 /** MEMORY_HISTORY_RETENTION_DAYS: lazy pruning, at most one extra request per call, and as-of reads that refuse a pruned past. */
 let server: TestServer;
 let mcp: McpTestClient;
-beforeAll(async () => {
-  server = await startTestServer({ storage: { historyRetentionDays: 1 } });
-  mcp = await connectClient(server.url);
-});
-afterAll(async () => {
-  await mcp.close();
-  await server.close();
-});
+withServerAndClient(
+  (started, client) => {
+    server = started;
+    mcp = client;
+  },
+  { server: { storage: { historyRetentionDays: 1 } } },
+);
 
-async function eventKeys(ws: string): Promise<string[]> {
-  const range = keyRange.events();
-  const keys: string[] = [];
-  const filter = odata`PartitionKey eq ${ws} and RowKey ge ${range.from} and RowKey lt ${range.to}`;
-  for await (const row of server.app.storage.table.listEntities({ queryOptions: { filter, select: ["RowKey"] } })) keys.push(row.rowKey!);
-  return keys;
-}
+const eventKeys = (ws: string): Promise<string[]> => eventRowKeys(server.app.storage.table, ws);
 
 async function requestsOf(args: Record<string, unknown>): Promise<number> {
   const before = server.requests();

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "@jest/globals";
-import { odata } from "@azure/data-tables";
 import { failed, ok, uniqueWorkspace, withServerAndClient, type McpTestClient, type TestServer } from "./support/harness.js";
+import type { GraphOut } from "./support/outputs.js";
+import { partitionRows } from "./support/rawRows.js";
 
 /** The history tools through the real MCP Client: get_changes, get_entity_history, asOf reads, restore_entity. */
 let server: TestServer;
@@ -13,11 +14,6 @@ withServerAndClient((started, client) => {
 type Args = Record<string, unknown>;
 const call = (ws: string, name: string, args: Args = {}) => mcp.call(name, { workspaceName: ws, ...args });
 const pause = () => new Promise((resolve) => setTimeout(resolve, 15));
-
-interface GraphOut {
-  entities: { name: string; entityType: string; observations?: string[]; metadata?: unknown; tags?: string[]; observationTags?: unknown }[];
-  relations: { from: string; to: string; relationType: string; metadata?: unknown }[];
-}
 
 /** What the three read tools say, made order-independent (ids and authorship included; timestamps are not shown). */
 async function capture(ws: string, asOf?: string) {
@@ -178,9 +174,7 @@ describe("restore_entity", () => {
     expect(sorted(after.relations)).toEqual(sorted(before.relations.filter((relation) => relation.to !== "Z")));
 
     // Raw rows: every relation and edge row has both endpoints.
-    const rows: Record<string, unknown>[] = [];
-    const filter = odata`PartitionKey eq ${ws} and kind ne ${"event"}`;
-    for await (const row of server.app.storage.table.listEntities<Record<string, unknown>>({ queryOptions: { filter } })) rows.push(row);
+    const rows: Record<string, unknown>[] = await partitionRows(server.app.storage.table, ws, ["event"]);
     const entities = new Set(rows.filter((row) => row.kind === "entity").map((row) => row.rowKey));
     const dangling = rows.filter(
       (row) => ["relation", "edge-in", "edge-out"].includes(String(row.kind)) && !(entities.has(row.fromId) && entities.has(row.toId)),

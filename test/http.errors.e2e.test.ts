@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
-import { startTestServer, type TestServer } from "./support/harness.js";
+import { describe, expect, test } from "@jest/globals";
+import { withTestServer, type TestServer } from "./support/harness.js";
 
 /**
  * Every HTTP error answer has the documented body `{error, message}` (docs/usage.md), including the refusals the MCP SDK's
@@ -7,12 +7,8 @@ import { startTestServer, type TestServer } from "./support/harness.js";
  */
 let server: TestServer;
 
-beforeAll(async () => {
-  server = await startTestServer();
-});
-
-afterAll(async () => {
-  await server.close();
+withTestServer((started) => {
+  server = started;
 });
 
 const LIST = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} });

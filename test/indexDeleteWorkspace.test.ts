@@ -1,6 +1,7 @@
-import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
+import { describe, expect, test } from "@jest/globals";
 import { RestError } from "@azure/core-rest-pipeline";
-import { connectClient, failed, ok, startTestServer, uniqueWorkspace, type McpTestClient, type TestServer } from "./support/harness.js";
+import { connectClient, failed, ok, startTestServer, uniqueWorkspace, withTestServers } from "./support/harness.js";
+import type { McpTestClient, TestServer } from "./support/harness.js";
 import { partitionRows } from "./support/rawRows.js";
 
 /**
@@ -10,20 +11,14 @@ import { partitionRows } from "./support/rawRows.js";
  * deleted workspace's data with the re-created one's. Two instances, each with its own index registry, on one Azurite.
  */
 
-let reader: TestServer;
 let writer: TestServer;
 let r: McpTestClient;
 let w: McpTestClient;
 
-beforeAll(async () => {
-  [reader, writer] = await Promise.all([startTestServer(), startTestServer()]);
-  [r, w] = await Promise.all([connectClient(reader.url), connectClient(writer.url)]);
-});
-
-afterAll(async () => {
-  await Promise.all([r?.close(), w?.close()]);
-  await Promise.all([reader?.close(), writer?.close()]);
-});
+withTestServers(
+  { servers: { reader: {}, writer: {} }, clients: { r: { on: "reader" }, w: { on: "writer" } } },
+  (started) => void ({ writer, r, w } = started),
+);
 
 /** The entity names stored in the workspace (raw rows), sorted. */
 async function storedNames(ws: string): Promise<string[]> {

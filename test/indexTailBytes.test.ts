@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
-import { connectClient, ok, startTestServer, uniqueWorkspace, type McpTestClient, type TestServer } from "./support/harness.js";
+import { describe, expect, test } from "@jest/globals";
+import { ok, uniqueWorkspace, withTestServers, type McpTestClient, type TestServer } from "./support/harness.js";
 
 /**
  * Issue #21, defect 11: after a burst of writes, an index-served read of the unchanged workspace downloads only what is new
@@ -15,13 +15,12 @@ const MARGIN_MS = 5_000;
 const SMALL_BYTES = 4_096;
 
 let reader: TestServer;
-let writer: TestServer;
 let r: McpTestClient;
 let w: McpTestClient;
 let downloaded = 0;
 
-beforeAll(async () => {
-  [reader, writer] = await Promise.all([startTestServer(), startTestServer()]);
+withTestServers({ servers: { reader: {}, writer: {} }, clients: { r: { on: "reader" }, w: { on: "writer" } } }, (started) => {
+  ({ reader, r, w } = started);
   reader.app.storage.table.pipeline.addPolicy({
     name: "testBytesDownloaded",
     sendRequest: async (request, next) => {
@@ -30,12 +29,6 @@ beforeAll(async () => {
       return response;
     },
   });
-  [r, w] = await Promise.all([connectClient(reader.url), connectClient(writer.url)]);
-});
-
-afterAll(async () => {
-  await Promise.all([r?.close(), w?.close()]);
-  await Promise.all([reader?.close(), writer?.close()]);
 });
 
 async function bytesOf(call: () => Promise<unknown>): Promise<number> {

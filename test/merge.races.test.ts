@@ -1,11 +1,11 @@
-import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
-import { TableClient } from "@azure/data-tables";
+import { describe, expect, test } from "@jest/globals";
+import type { TableClient } from "@azure/data-tables";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { entityId } from "../src/domain/model/ids.js";
 import { ownerOf, relationRowKeys } from "../src/storage/rows/keys.js";
-import { connectClient, failed, ok, startTestServer, TEST_TABLE, testConnectionString, uniqueWorkspace } from "./support/harness.js";
-import type { McpTestClient, TestServer } from "./support/harness.js";
-import { partitionRows, type RawRow } from "./support/rawRows.js";
+import { failed, ok, uniqueWorkspace, withTestServers } from "./support/harness.js";
+import type { McpTestClient } from "./support/harness.js";
+import { partitionRows, rawTable, type RawRow } from "./support/rawRows.js";
 
 /**
  * merge_entities racing other writes (docs/curate.md#merge_entities, docs/architecture.md "Concurrency rules"), through
@@ -13,19 +13,12 @@ import { partitionRows, type RawRow } from "./support/rawRows.js";
  * observation, relation and tag is on an entity that exists, no row outlives its entity, and a merge answers success or
  * a ConflictError that says what to do.
  */
-let servers: TestServer[] = [];
 let clients: McpTestClient[] = [];
 let table: TableClient;
 
-beforeAll(async () => {
-  servers = [await startTestServer(), await startTestServer()];
-  clients = await Promise.all(servers.map((server) => connectClient(server.url)));
-  table = TableClient.fromConnectionString(testConnectionString(), TEST_TABLE, { allowInsecureConnection: true });
-});
-
-afterAll(async () => {
-  await Promise.all(clients.map((client) => client.close()));
-  await Promise.all(servers.map((server) => server.close()));
+withTestServers({ servers: { first: {}, second: {} }, clients: { one: { on: "first" }, two: { on: "second" } } }, ({ one, two }) => {
+  clients = [one, two];
+  table = rawTable();
 });
 
 const ROUNDS = 20;

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
-import { connectClient, failed, ok, startTestServer, uniqueWorkspace, type McpTestClient, type TestServer } from "./support/harness.js";
+import { describe, expect, test } from "@jest/globals";
+import { failed, ok, uniqueWorkspace, withServerAndClient, type McpTestClient, type TestServer } from "./support/harness.js";
 import { injectFaults, type FaultInjector } from "./support/faultInjector.js";
 import { entityId } from "../src/domain/model/ids.js";
 import { relationRowKeys, rowKey } from "../src/storage/rows/keys.js";
@@ -14,16 +14,15 @@ let server: TestServer;
 let mcp: McpTestClient;
 let faults: FaultInjector;
 
-beforeAll(async () => {
+withServerAndClient(
+  (started, client) => {
+    server = started;
+    mcp = client;
+    faults = injectFaults(server.app.storage.table);
+  },
   // No SDK retries: an injected failure fails its request at once.
-  server = await startTestServer({ storage: { maxRetries: 0 } });
-  faults = injectFaults(server.app.storage.table);
-  mcp = await connectClient(server.url);
-});
-afterAll(async () => {
-  await mcp?.close();
-  await server?.close();
-});
+  { server: { storage: { maxRetries: 0 } } },
+);
 
 type Row = RawRow;
 const rawRows = (ws: string) => partitionRows(server.app.storage.table, ws);

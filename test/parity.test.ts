@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
-import { connectClient, failed, ok, startTestServer, uniqueWorkspace, type McpTestClient, type TestServer } from "./support/harness.js";
+import { connectClient, failed, ok, uniqueWorkspace, withTestServer, type McpTestClient, type TestServer } from "./support/harness.js";
+import type { OfficialGraph } from "./support/outputs.js";
 import { startServerMemory, type ServerMemory } from "./support/serverMemory.js";
 
 /**
@@ -14,12 +15,15 @@ let server: TestServer;
 let official: ServerMemory;
 
 beforeAll(async () => {
-  [server, official] = await Promise.all([startTestServer(), startServerMemory()]);
+  official = await startServerMemory();
+});
+
+withTestServer((started) => {
+  server = started;
 });
 
 afterAll(async () => {
   await official?.close();
-  await server?.close();
 });
 
 const PARITY_TOOLS = [
@@ -197,16 +201,11 @@ const SCENARIO: [string, Args][] = [
   ["read_graph", {}],
 ];
 
-interface Graph {
-  entities: { name: string; entityType: string; observations: string[] }[];
-  relations: { from: string; to: string; relationType: string }[];
-}
-
 const unique = <T>(items: T[], key: (item: T) => string = String): T[] => {
   const seen = new Set<string>();
   return items.filter((item) => !seen.has(key(item)) && (seen.add(key(item)), true));
 };
-const relationKey = (relation: Graph["relations"][number]) => `${relation.from}\n${relation.relationType}\n${relation.to}`;
+const relationKey = (relation: OfficialGraph["relations"][number]) => `${relation.from}\n${relation.relationType}\n${relation.to}`;
 const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /**
@@ -214,7 +213,7 @@ const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
  * relations, observations) twice and keeps relations whose endpoints do not exist; we do neither.
  * Order is normalised where ours differs (search ranks, open_nodes follows the names asked).
  */
-function normaliseGraph(graph: Graph, entitiesNow: Set<string>): Graph {
+function normaliseGraph(graph: OfficialGraph, entitiesNow: Set<string>): OfficialGraph {
   return {
     entities: unique(graph.entities, (entity) => entity.name)
       .map((entity) => ({ name: entity.name, entityType: entity.entityType, observations: unique(entity.observations) }))
@@ -231,12 +230,12 @@ function normalise(tool: string, result: CallToolResult, entitiesNow: Set<string
   const out = result.structuredContent as Record<string, unknown>;
   switch (tool) {
     case "create_entities":
-      return unique(out.entities as Graph["entities"], (entity) => entity.name).map((entity) => ({
+      return unique(out.entities as OfficialGraph["entities"], (entity) => entity.name).map((entity) => ({
         ...entity,
         observations: unique(entity.observations),
       }));
     case "create_relations":
-      return unique(out.relations as Graph["relations"], relationKey);
+      return unique(out.relations as OfficialGraph["relations"], relationKey);
     case "add_observations":
       return (out.results as { entityName: string; addedObservations: string[] }[]).map((item) => ({
         ...item,
@@ -245,7 +244,7 @@ function normalise(tool: string, result: CallToolResult, entitiesNow: Set<string
     case "search_nodes":
     case "open_nodes":
     case "read_graph":
-      return normaliseGraph(out as unknown as Graph, entitiesNow);
+      return normaliseGraph(out as unknown as OfficialGraph, entitiesNow);
     default:
       return out;
   }
@@ -272,7 +271,7 @@ function officialText(tool: string, structured: Record<string, unknown>): string
 const textOf = (result: CallToolResult) => (result.content[0]?.type === "text" ? result.content[0].text : "");
 
 async function entityNames(client: McpTestClient): Promise<Set<string>> {
-  const graph = ok<Graph>(await client.call("read_graph", {}));
+  const graph = ok<OfficialGraph>(await client.call("read_graph", {}));
   return new Set(graph.entities.map((entity) => entity.name));
 }
 
@@ -325,13 +324,13 @@ async function runDifferential(theirs: McpTestClient, ours: McpTestClient): Prom
 }
 
 function missingEndpoints(args: Args, entities: Set<string>): string[] {
-  const relations = args.relations as Graph["relations"];
+  const relations = args.relations as OfficialGraph["relations"];
   return unique(relations.flatMap((relation) => [relation.from, relation.to]).filter((name) => !entities.has(name))).sort();
 }
 
 /** Our read_graph is a superset (ids, metadata, workspaceName); the official part of it. */
 function officialShape(result: CallToolResult): CallToolResult {
-  const graph = result.structuredContent as { entities: Graph["entities"]; relations: Graph["relations"] };
+  const graph = result.structuredContent as { entities: OfficialGraph["entities"]; relations: OfficialGraph["relations"] };
   return {
     ...result,
     structuredContent: {
@@ -362,8 +361,8 @@ describe("differential: the same scenario against server-memory and against us",
       // Had either workspace seen the other's writes, its creates would have been skipped as existing, and diverged.
       await Promise.all([runDifferential(theirsA, oursA), runDifferential(theirsB, oursB)]);
       ok(await oursA.call("create_entities", { entities: [e("Only in A", "marker")] }));
-      expect(ok<Graph>(await oursB.call("search_nodes", { query: "Only in A" })).entities).toEqual([]);
-      expect(ok<Graph>(await oursA.call("open_nodes", { names: ["Only in A"] })).entities).toHaveLength(1);
+      expect(ok<OfficialGraph>(await oursB.call("search_nodes", { query: "Only in A" })).entities).toEqual([]);
+      expect(ok<OfficialGraph>(await oursA.call("open_nodes", { names: ["Only in A"] })).entities).toHaveLength(1);
     } finally {
       await Promise.all([oursA.close(), oursB.close(), theirsA.close(), theirsB.close()]);
     }
@@ -376,7 +375,7 @@ describe("concurrency", () => {
     const fire = (client: McpTestClient) =>
       Promise.all(facts.map((fact) => client.call("add_observations", { observations: [{ entityName: "Hub", contents: [fact] }] })));
     const countKept = async (client: McpTestClient) =>
-      ok<Graph>(await client.call("open_nodes", { names: ["Hub"] })).entities[0]!.observations.length;
+      ok<OfficialGraph>(await client.call("open_nodes", { names: ["Hub"] })).entities[0]!.observations.length;
 
     const theirs = await startServerMemory();
     let theirsKept: number;

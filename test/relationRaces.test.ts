@@ -1,6 +1,7 @@
-import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
-import { odata, TableClient } from "@azure/data-tables";
-import { connectClient, ok, startTestServer, TEST_TABLE, testConnectionString, uniqueWorkspace } from "./support/harness.js";
+import { describe, expect, test } from "@jest/globals";
+import type { TableClient } from "@azure/data-tables";
+import { ok, uniqueWorkspace, withServerAndClient } from "./support/harness.js";
+import { partitionRows, rawTable } from "./support/rawRows.js";
 import type { McpTestClient, TestServer } from "./support/harness.js";
 
 /**
@@ -14,10 +15,10 @@ let mcp: McpTestClient;
 let table: TableClient;
 let between: (() => Promise<void>) | undefined;
 
-beforeAll(async () => {
-  server = await startTestServer();
-  mcp = await connectClient(server.url);
-  table = TableClient.fromConnectionString(testConnectionString(), TEST_TABLE, { allowInsecureConnection: true });
+withServerAndClient((started, client) => {
+  server = started;
+  mcp = client;
+  table = rawTable();
   server.app.storage.table.pipeline.addPolicy({
     name: "testBetweenCreateAndMerge",
     sendRequest: async (request, next) => {
@@ -32,16 +33,8 @@ beforeAll(async () => {
   });
 });
 
-afterAll(async () => {
-  await mcp?.close();
-  await server?.close();
-});
-
-async function relationRows(ws: string) {
-  const rows: Record<string, unknown>[] = [];
-  const filter = odata`PartitionKey eq ${ws} and (kind eq ${"relation"} or kind eq ${"edge-out"} or kind eq ${"edge-in"})`;
-  for await (const row of table.listEntities<Record<string, unknown>>({ queryOptions: { filter } })) rows.push(row);
-  return rows;
+async function relationRows(ws: string): Promise<Record<string, unknown>[]> {
+  return partitionRows(table, ws, { only: ["relation", "edge-out", "edge-in"] });
 }
 
 describe("upsert_relation racing delete_relations", () => {

@@ -1,12 +1,11 @@
 import { describe, expect, test } from "@jest/globals";
 import { withServerAndClient, failed, ok, uniqueWorkspace, type McpTestClient } from "./support/harness.js";
+import type { GraphOut } from "./support/outputs.js";
 
 let mcp: McpTestClient;
 withServerAndClient((_server, client) => {
   mcp = client;
 });
-
-type Graph = { entities: { name: string; observations: string[]; metadata: Record<string, unknown> }[] };
 
 const tricky = [
   "a || b || c",
@@ -33,7 +32,7 @@ describe("exact round trip", () => {
         metadata: { note: "é\n🧠", nested: { a: [1, "two"] } },
       }),
     );
-    const graph = ok<Graph>(await mcp.call("read_graph", { workspaceName: ws }));
+    const graph = ok<GraphOut>(await mcp.call("read_graph", { workspaceName: ws }));
     expect(graph.entities).toHaveLength(1);
     expect(graph.entities[0]!.name).toBe("Tricky 'name' || \"x\"");
     expect(graph.entities[0]!.observations).toEqual(tricky);
@@ -48,7 +47,7 @@ describe("exact round trip", () => {
     expect(error.error).toBe("ValidationError");
     expect(error.message).toMatch(/observations\[1\]/);
     expect(error.message).toMatch(/32768/);
-    expect(ok<Graph>(await mcp.call("read_graph", { workspaceName: ws })).entities).toEqual([]);
+    expect(ok<GraphOut>(await mcp.call("read_graph", { workspaceName: ws })).entities).toEqual([]);
   });
 
   test("metadata over the property limit is rejected, not truncated", async () => {
@@ -58,7 +57,7 @@ describe("exact round trip", () => {
     );
     expect(error).toMatchObject({ error: "ValidationError" });
     expect(error.message).toMatch(/metadata/);
-    expect(ok<Graph>(await mcp.call("read_graph", { workspaceName: ws })).entities).toEqual([]);
+    expect(ok<GraphOut>(await mcp.call("read_graph", { workspaceName: ws })).entities).toEqual([]);
   });
 
   test("unpaired surrogates are refused (they cannot be stored faithfully)", async () => {
@@ -83,7 +82,7 @@ describe("isolation and injection", () => {
     expect(relations.relations).toEqual([]);
     const missing = failed(await mcp.call("get_entity_relations", { workspaceName: attacker, entityName: "secret' or '1' eq '1" }));
     expect(missing.error).toBe("NotFoundError");
-    const graph = ok<Graph>(await mcp.call("read_graph", { workspaceName: attacker }));
+    const graph = ok<GraphOut>(await mcp.call("read_graph", { workspaceName: attacker }));
     expect(graph.entities.map((e) => e.name)).toEqual([injection]);
   });
 
@@ -92,8 +91,8 @@ describe("isolation and injection", () => {
     const two = uniqueWorkspace();
     ok(await mcp.call("upsert_entity", { workspaceName: one, name: "Shared", entityType: "t", observations: ["from one"] }));
     ok(await mcp.call("upsert_entity", { workspaceName: two, name: "Shared", entityType: "t", observations: ["from two"] }));
-    expect(ok<Graph>(await mcp.call("read_graph", { workspaceName: one })).entities[0]!.observations).toEqual(["from one"]);
-    expect(ok<Graph>(await mcp.call("read_graph", { workspaceName: two })).entities[0]!.observations).toEqual(["from two"]);
+    expect(ok<GraphOut>(await mcp.call("read_graph", { workspaceName: one })).entities[0]!.observations).toEqual(["from one"]);
+    expect(ok<GraphOut>(await mcp.call("read_graph", { workspaceName: two })).entities[0]!.observations).toEqual(["from two"]);
   });
 
   test.each([

@@ -1,6 +1,8 @@
-import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
+import { beforeAll, describe, expect, test } from "@jest/globals";
 import { hashApiKey } from "../src/http/auth/apiKeyVerifier.js";
-import { connectClient, failed, ok, startTestServer, uniqueWorkspace, type McpTestClient, type TestServer } from "./support/harness.js";
+import { connectClient, failed, ok, startTestServer, uniqueWorkspace, withTestServers } from "./support/harness.js";
+import type { McpTestClient, TestServer } from "./support/harness.js";
+import type { SearchHits } from "./support/outputs.js";
 
 /**
  * The search tools and the index behind them, end to end (issue #14): filters and pagination, bad input,
@@ -17,34 +19,20 @@ let server: TestServer;
 let alice: McpTestClient;
 let bob: McpTestClient;
 
-beforeAll(async () => {
-  server = await startTestServer({ env: { MEMORY_AUTH: "keys", MEMORY_API_KEYS: JSON.stringify(ENTRIES) } });
-  alice = await connectClient(server.url, "/api/mcp", { headers: { "x-api-key": KEYS.alice } });
-  bob = await connectClient(server.url, "/api/mcp", { headers: { "x-api-key": KEYS.bob } });
-});
+withTestServers(
+  {
+    servers: { server: { env: { MEMORY_AUTH: "keys", MEMORY_API_KEYS: JSON.stringify(ENTRIES) } } },
+    clients: { alice: { headers: { "x-api-key": KEYS.alice } }, bob: { headers: { "x-api-key": KEYS.bob } } },
+  },
+  (started) => void ({ server, alice, bob } = started),
+);
 
-afterAll(async () => {
-  await alice.close();
-  await bob.close();
-  await server.close();
-});
-
-interface Hit {
-  entity: { id: string; name: string; entityType: string; observations: string[]; tags?: string[]; createdBy?: string; updatedAt?: string };
-  score: number;
-  matchedFields: string[];
-  matchedObservations: string[];
-}
-interface Hits {
-  hits: Hit[];
-  nextCursor?: string;
-}
 interface Relations {
   relations: { from: string; to: string; relationType: string }[];
   nextCursor?: string;
 }
 
-const names = (page: Hits) => page.hits.map((hit) => hit.entity.name);
+const names = (page: SearchHits) => page.hits.map((hit) => hit.entity.name);
 
 async function requestsOf(client: McpTestClient, name: string, args: Record<string, unknown>): Promise<number> {
   const before = server.requests();
@@ -99,7 +87,7 @@ describe("search_entities filters (combined with AND) and pagination", () => {
         tagNames: ["founder"],
       }),
     );
-    const linker = ok<Hits>(await alice.call("search_entities", { workspaceName: ws, query: "Linker" }));
+    const linker = ok<SearchHits>(await alice.call("search_entities", { workspaceName: ws, query: "Linker" }));
     later = linker.hits[0]!.entity.updatedAt!;
   });
 
@@ -115,7 +103,7 @@ describe("search_entities filters (combined with AND) and pagination", () => {
     expect(names(ok(await alice.call("search_entities", { workspaceName: ws, tags: ["core"] })))).toEqual(["Ada", "Compiler"]);
     expect(names(ok(await alice.call("search_entities", { workspaceName: ws, tags: ["founder"] })))).toEqual(["Ada", "Grace"]);
     expect(names(ok(await alice.call("search_entities", { workspaceName: ws, tags: ["core", "founder"] })))).toEqual(["Ada"]);
-    const tagged = ok<Hits>(await alice.call("search_entities", { workspaceName: ws, tags: ["core"], query: "compiler" }));
+    const tagged = ok<SearchHits>(await alice.call("search_entities", { workspaceName: ws, tags: ["core"], query: "compiler" }));
     expect(names(tagged)).toEqual(["Compiler", "Ada"]);
     expect(tagged.hits[0]!.entity.tags).toEqual(["core"]);
   });
@@ -133,11 +121,11 @@ describe("search_entities filters (combined with AND) and pagination", () => {
   });
 
   test("an unknown entityType is an empty result, not an error", async () => {
-    expect(ok<Hits>(await alice.call("search_entities", { workspaceName: ws, entityType: "spaceship" })).hits).toEqual([]);
+    expect(ok<SearchHits>(await alice.call("search_entities", { workspaceName: ws, entityType: "spaceship" })).hits).toEqual([]);
   });
 
   test("cursor pagination returns every hit once, in the order of one big page", async () => {
-    const whole = ok<Hits>(await alice.call("search_entities", { workspaceName: ws, query: "writes compiler tea", limit: 100 }));
+    const whole = ok<SearchHits>(await alice.call("search_entities", { workspaceName: ws, query: "writes compiler tea", limit: 100 }));
     expect(whole.nextCursor).toBeUndefined();
     expect(whole.hits.length).toBeGreaterThanOrEqual(4);
     const paged = await allPages("search_entities", { workspaceName: ws, query: "writes compiler tea", limit: 1 });
@@ -146,7 +134,7 @@ describe("search_entities filters (combined with AND) and pagination", () => {
   });
 
   test("a cursor is refused when tampered with or reused with other filters", async () => {
-    const first = ok<Hits>(await alice.call("search_entities", { workspaceName: ws, entityType: "person", limit: 1 }));
+    const first = ok<SearchHits>(await alice.call("search_entities", { workspaceName: ws, entityType: "person", limit: 1 }));
     const cursor = first.nextCursor!;
     expect(cursor).toBeDefined();
     const tampered = failed(
@@ -155,7 +143,7 @@ describe("search_entities filters (combined with AND) and pagination", () => {
     expect(tampered.error).toBe("ValidationError");
     expect(tampered.message).toMatch(/cursor .*Omit cursor/);
     expect(failed(await alice.call("search_entities", { workspaceName: ws, entityType: "project", cursor })).error).toBe("ValidationError");
-    const second = ok<Hits>(await alice.call("search_entities", { workspaceName: ws, entityType: "person", limit: 1, cursor }));
+    const second = ok<SearchHits>(await alice.call("search_entities", { workspaceName: ws, entityType: "person", limit: 1, cursor }));
     expect(names(second)).toEqual(["Grace"]);
   });
 });

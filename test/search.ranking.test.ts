@@ -1,12 +1,9 @@
 import { beforeAll, describe, expect, test } from "@jest/globals";
 import { ok, uniqueWorkspace, withServerAndClient, type McpTestClient } from "./support/harness.js";
+import type { SearchHits } from "./support/outputs.js";
 import { CORPUS, RANKING_CASES } from "./support/searchCorpus.js";
 
 /** Ranking quality on the fixed corpus (issue #14): each query's expected names come first, in order, through MCP. */
-
-interface Hits {
-  hits: { entity: { name: string; observations: string[] }; score: number; matchedFields: string[]; matchedObservations: string[] }[];
-}
 
 let mcp: McpTestClient;
 withServerAndClient((_server, client) => {
@@ -18,7 +15,7 @@ beforeAll(async () => {
   ok(await mcp.call("create_entities", { workspaceName: ws, entities: CORPUS }));
 });
 
-const search = async (args: Record<string, unknown>) => ok<Hits>(await mcp.call("search_entities", { workspaceName: ws, ...args }));
+const search = async (args: Record<string, unknown>) => ok<SearchHits>(await mcp.call("search_entities", { workspaceName: ws, ...args }));
 
 describe("search_entities ranks the fixed corpus", () => {
   test("the corpus and cases are as large as the issue asks", () => {
@@ -45,7 +42,7 @@ describe("search_entities ranks the fixed corpus", () => {
         ],
       }),
     );
-    const { hits } = ok<Hits>(await mcp.call("search_entities", { workspaceName: own, query: "redis" }));
+    const { hits } = ok<SearchHits>(await mcp.call("search_entities", { workspaceName: own, query: "redis" }));
     expect(hits.map((hit) => hit.entity.name)).toEqual(["Redis", "Redis Redis Cluster"]);
     // The exact name is first by rule, not by score: the other entity scores higher on the words.
     expect(hits[1]!.score).toBeGreaterThan(hits[0]!.score);

@@ -1,8 +1,9 @@
 import { describe, expect, test } from "@jest/globals";
-import { odata } from "@azure/data-tables";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { rowKey } from "../src/storage/rows/keys.js";
 import { withServerAndClient, connectClient, failed, ok, uniqueWorkspace, type McpTestClient, type TestServer } from "./support/harness.js";
+import type { OfficialGraph } from "./support/outputs.js";
+import { partitionRows } from "./support/rawRows.js";
 
 /** The tags group, end to end through the MCP client over HTTP, with the raw table rows checked after deletes. */
 
@@ -13,18 +14,7 @@ withServerAndClient((started, client) => {
   mcp = client;
 });
 
-interface TaggedEntity {
-  name: string;
-  entityType: string;
-  observations: string[];
-  tags?: string[];
-  observationTags?: Record<string, string[]>;
-}
-interface TaggedGraph {
-  entities: TaggedEntity[];
-  relations: { from: string; to: string; relationType: string }[];
-}
-interface ByTag extends TaggedGraph {
+interface ByTag extends OfficialGraph {
   tagName: string;
   total: number;
 }
@@ -52,14 +42,8 @@ interface RawRow {
 
 /** The raw rows of a workspace, straight from the table: what is really stored. */
 /** (Change events left out: they sit outside every entity range; test/history.e2e.test.ts checks them. So is the registry row: test/workspaces.test.ts.) */
-async function rawRows(ws: string): Promise<RawRow[]> {
-  const rows: RawRow[] = [];
-  for await (const row of server.app.storage.table.listEntities<Omit<RawRow, "rowKey">>({
-    queryOptions: { filter: odata`PartitionKey eq ${ws} and kind ne ${"event"} and kind ne ${"workspace"}` },
-  })) {
-    rows.push({ ...row, rowKey: String(row.rowKey) });
-  }
-  return rows;
+function rawRows(ws: string): Promise<RawRow[]> {
+  return partitionRows<RawRow>(server.app.storage.table, ws, ["event", "workspace"]);
 }
 
 const linkId = (row: RawRow) => `${row.tagId}/${row.entityId}/${row.observationId ?? ""}`;
@@ -114,7 +98,7 @@ describe("tag_entity", () => {
       { name: "source:slack", category: "", description: "" },
       { name: "vip", category: "", description: "" },
     ]);
-    expect(ok<TaggedGraph>(await call(ws, "open_nodes", { names: ["Alice"] })).entities[0]!.tags).toEqual([
+    expect(ok<OfficialGraph>(await call(ws, "open_nodes", { names: ["Alice"] })).entities[0]!.tags).toEqual([
       "high-priority",
       "source:slack",
       "vip",
@@ -182,7 +166,7 @@ describe("tag_observation and untag_observation", () => {
       addedTags: [],
     });
     ok(await call(ws, "tag_observation", { entityName: "Alice", observationContent: "works at Acme", tagNames: ["source:chat"] }));
-    const alice = ok<TaggedGraph>(await call(ws, "open_nodes", { names: ["Alice"] })).entities[0]!;
+    const alice = ok<OfficialGraph>(await call(ws, "open_nodes", { names: ["Alice"] })).entities[0]!;
     expect(alice).toEqual({
       name: "Alice",
       entityType: "thing",
@@ -351,8 +335,8 @@ describe("tags in read_graph, open_nodes, search_nodes and the graph resource", 
     };
     const bob = { name: "Bob", entityType: "thing", observations: ["plain"] };
 
-    expect(ok<TaggedGraph>(await call(ws, "open_nodes", { names: ["Alice", "Bob"] })).entities).toEqual([alice, bob]);
-    expect(ok<TaggedGraph>(await call(ws, "search_nodes", { query: "rockets" })).entities).toEqual([alice]);
+    expect(ok<OfficialGraph>(await call(ws, "open_nodes", { names: ["Alice", "Bob"] })).entities).toEqual([alice, bob]);
+    expect(ok<OfficialGraph>(await call(ws, "search_nodes", { query: "rockets" })).entities).toEqual([alice]);
     const graph = ok<{ entities: Record<string, unknown>[] }>(await call(ws, "read_graph"));
     // read_graph also says who wrote each entity, and its version (open_nodes and search_nodes keep the official shape).
     const anonymous = { createdBy: "anonymous", updatedBy: "anonymous", version: expect.stringMatching(/^[0-9a-f]{16}$/) };
@@ -371,8 +355,8 @@ describe("tags in read_graph, open_nodes, search_nodes and the graph resource", 
     const plain = await connectClient(server.url, `/api/workspaces/${ws}/mcp?toolsets=core,graph`);
     try {
       const untagged = { name: "Alice", entityType: "thing", observations: ["likes tea", "likes rockets"] };
-      expect(ok<TaggedGraph>(await plain.call("open_nodes", { names: ["Alice"] })).entities).toEqual([untagged]);
-      expect(ok<TaggedGraph>(await plain.call("search_nodes", { query: "rockets" })).entities).toEqual([untagged]);
+      expect(ok<OfficialGraph>(await plain.call("open_nodes", { names: ["Alice"] })).entities).toEqual([untagged]);
+      expect(ok<OfficialGraph>(await plain.call("search_nodes", { query: "rockets" })).entities).toEqual([untagged]);
       expect(ok<{ entities: Record<string, unknown>[] }>(await plain.call("read_graph")).entities[0]).not.toHaveProperty("tags");
       const viaResource = await plain.client.readResource({ uri: "memory://knowledge-graph" });
       expect(JSON.parse(String((viaResource.contents[0] as { text: string }).text)).entities[0]).not.toHaveProperty("observationTags");
@@ -408,7 +392,7 @@ describe("deletes clean up (checked on the raw rows)", () => {
       ok(await call(ws, "tag_observation", { entityName: "Alice", observationContent: content, tagNames: ["team", "x"] }));
     ok(await call(ws, "delete_observations", { deletions: [{ entityName: "Alice", observations: ["drop", "also drop", "never there"] }] }));
     expect(await checkedTagLinks(ws)).toEqual(["team: Alice", "team: Alice/keep", "x: Alice/keep"]);
-    expect(ok<TaggedGraph>(await call(ws, "open_nodes", { names: ["Alice"] })).entities[0]).toEqual({
+    expect(ok<OfficialGraph>(await call(ws, "open_nodes", { names: ["Alice"] })).entities[0]).toEqual({
       name: "Alice",
       entityType: "thing",
       observations: ["keep"],
@@ -426,7 +410,7 @@ describe("deletes clean up (checked on the raw rows)", () => {
     // 70 observation rows + 40 links + 40 index rows: two transactions, each conditional on the entity row's ETag the one before left.
     ok(await call(ws, "delete_observations", { deletions: [{ entityName: "Big", observations: facts.slice(0, 60) }] }));
     expect(await checkedTagLinks(ws)).toEqual([]);
-    expect(ok<TaggedGraph>(await call(ws, "open_nodes", { names: ["Big"] })).entities[0]!.observations).toEqual(facts.slice(60));
+    expect(ok<OfficialGraph>(await call(ws, "open_nodes", { names: ["Big"] })).entities[0]!.observations).toEqual(facts.slice(60));
   });
 
   test("delete_tags unlinks a tag everywhere and deletes its definition; unknown names are ignored", async () => {
@@ -498,7 +482,7 @@ describe("concurrency", () => {
       expect({ tool, error: failed(outcome).error }).toEqual({ tool, error: tool === "delete_tags" ? "ConflictError" : "NotFoundError" });
     }
     // Every entity but the survivor is gone, and so is every survivor observation: so is every tag link.
-    expect(ok<TaggedGraph>(await call(ws, "open_nodes", { names: [survivor] })).entities[0]!.observations).toEqual([]);
+    expect(ok<OfficialGraph>(await call(ws, "open_nodes", { names: [survivor] })).entities[0]!.observations).toEqual([]);
     expect(await checkedTagLinks(ws)).toEqual([]);
   });
 });

@@ -1,18 +1,14 @@
-import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
-import { odata } from "@azure/data-tables";
+import { describe, expect, test } from "@jest/globals";
 import type { ImportInput } from "../src/domain/services/importGraph.js";
-import { connectClient, ok, startTestServer, uniqueWorkspace, type TestServer } from "./support/harness.js";
+import { connectClient, ok, uniqueWorkspace, withTestServer, type TestServer } from "./support/harness.js";
+import { partitionRows } from "./support/rawRows.js";
 
 /** Importing tags (what the CLI's import hands the domain), against real storage, checked through the MCP server. */
 
 let server: TestServer;
 
-beforeAll(async () => {
-  server = await startTestServer();
-});
-
-afterAll(async () => {
-  await server.close();
+withTestServer((started) => {
+  server = started;
 });
 
 const input = (): ImportInput => ({
@@ -37,8 +33,7 @@ const input = (): ImportInput => ({
 
 async function etags(ws: string): Promise<Map<string, string>> {
   const rows = new Map<string, string>();
-  for await (const row of server.app.storage.table.listEntities({ queryOptions: { filter: odata`PartitionKey eq ${ws}` } }))
-    rows.set(String(row.rowKey), row.etag);
+  for (const row of await partitionRows(server.app.storage.table, ws)) rows.set(row.rowKey, row.etag!);
   return rows;
 }
 

@@ -1,19 +1,24 @@
-import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
+import { describe, expect, test } from "@jest/globals";
 import { TOOLSETS } from "../src/mcp/tool.js";
 import { readSettings } from "../src/config/settings.js";
 import { ALL_TOOLS } from "../src/mcp/tools/index.js";
-import { connectClient, failed, ok, startTestServer, uniqueWorkspace, type McpTestClient, type TestServer } from "./support/harness.js";
+import {
+  connectClient,
+  failed,
+  ok,
+  startTestServer,
+  uniqueWorkspace,
+  withTestServer,
+  type McpTestClient,
+  type TestServer,
+} from "./support/harness.js";
 
 /** Tool groups: MEMORY_TOOLSETS sets the default, `?toolsets=` on the MCP URL chooses per connection. */
 
 let server: TestServer;
 
-beforeAll(async () => {
-  server = await startTestServer();
-});
-
-afterAll(async () => {
-  await server.close();
+withTestServer((started) => {
+  server = started;
 });
 
 const namesIn = (...groups: string[]) =>

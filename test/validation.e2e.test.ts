@@ -1,6 +1,7 @@
 import { describe, expect, test } from "@jest/globals";
 import { ALL_TOOLS } from "../src/mcp/tools/index.js";
 import { failed, ok, uniqueWorkspace, withServerAndClient, type McpTestClient } from "./support/harness.js";
+import type { GraphOut } from "./support/outputs.js";
 
 /**
  * One validation authority (the domain): every tool holds text to the same rules, a rejected call
@@ -14,11 +15,6 @@ withServerAndClient((_server, client) => {
 
 const LONE = "bad \ud800 half";
 const LONG_NAME = "n".repeat(1025);
-
-interface GraphOut {
-  entities: { name: string; observations?: string[]; metadata?: Record<string, unknown> }[];
-  relations: { from: string; to: string; relationType: string; metadata?: Record<string, unknown> }[];
-}
 
 const call = (ws: string, name: string, args: Record<string, unknown>) => mcp.call(name, { workspaceName: ws, ...args });
 const graphOf = async (ws: string) => ok<GraphOut>(await call(ws, "read_graph", {}));

@@ -1,18 +1,9 @@
 import { describe, expect, test } from "@jest/globals";
-import { TableClient } from "@azure/data-tables";
 import { entityId } from "../src/domain/model/ids.js";
-import {
-  failed,
-  ok,
-  TEST_TABLE,
-  testConnectionString,
-  uniqueWorkspace,
-  withServerAndClient,
-  type McpTestClient,
-  type TestServer,
-} from "./support/harness.js";
+import { failed, ok, uniqueWorkspace, withServerAndClient, type McpTestClient, type TestServer } from "./support/harness.js";
+import type { GraphOut } from "./support/outputs.js";
 import { injectRaces, type RaceInjector } from "./support/raceInjector.js";
-import { partitionRows } from "./support/rawRows.js";
+import { partitionRows, rawTable } from "./support/rawRows.js";
 
 /** Versions and expectedVersion (docs/curate.md#versions), through MCP, checked on the raw rows. */
 let server: TestServer;
@@ -26,13 +17,11 @@ const rawRows = (ws: string) => partitionRows(server.app.storage.table, ws, ["ev
 
 type Upserted = { version: string };
 let races: RaceInjector | undefined;
-type Graph = { entities: { name: string; version?: string }[]; relations: { relationType: string; version?: string }[] };
-
 describe("versions", () => {
   test("a write that lands between the version check and the write makes it a conflict (If-Match), and nothing of it is written", async () => {
     const ws = uniqueWorkspace();
     const { version } = ok<Upserted>(await mcp.call("upsert_entity", { workspaceName: ws, name: "A", entityType: "t0" }));
-    const other = TableClient.fromConnectionString(testConnectionString(), TEST_TABLE, { allowInsecureConnection: true });
+    const other = rawTable();
     const raced = "1111111111111111";
     races ??= injectRaces(server.app.storage.table);
     races.beforeNextTransaction(async () => {
@@ -58,11 +47,11 @@ describe("versions", () => {
     const first = ok<Upserted>(await mcp.call("upsert_entity", { workspaceName: ws, name: "A", entityType: "person" }));
     expect(first.version).toMatch(/^[0-9a-f]{16}$/);
     ok(await mcp.call("add_observations", { workspaceName: ws, observations: [{ entityName: "A", contents: ["x"] }] }));
-    let graph = ok<Graph>(await mcp.call("read_graph", { workspaceName: ws }));
+    let graph = ok<GraphOut>(await mcp.call("read_graph", { workspaceName: ws }));
     expect(graph.entities[0]!.version).toBe(first.version);
     const second = ok<Upserted>(await mcp.call("upsert_entity", { workspaceName: ws, name: "A", entityType: "human" }));
     expect(second.version).not.toBe(first.version);
-    graph = ok<Graph>(await mcp.call("read_graph", { workspaceName: ws }));
+    graph = ok<GraphOut>(await mcp.call("read_graph", { workspaceName: ws }));
     expect(graph.entities[0]!.version).toBe(second.version);
   });
 

@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
+import { beforeAll, describe, expect, test } from "@jest/globals";
 import { hashApiKey } from "../src/http/auth/apiKeyVerifier.js";
 import { ALL_TOOLS } from "../src/mcp/tools/index.js";
 import { viewerBuildOnce } from "./support/build.js";
-import { connectClient, ok, startTestServer, uniqueWorkspace, type McpTestClient, type TestServer } from "./support/harness.js";
+import { ok, startTestServer, uniqueWorkspace, withServerAndClient, type McpTestClient, type TestServer } from "./support/harness.js";
 
 /**
  * Who may open the viewer (issue #17), over plain HTTP against the real server with keys on: the page and its data route
@@ -43,17 +43,19 @@ async function session(workspace: string, key: string, base = server.url): Promi
   return { setCookie, cookie: setCookie.split(";")[0]! };
 }
 
-beforeAll(async () => {
-  await viewerBuildOnce();
-  server = await startTestServer({ env: { MEMORY_AUTH: "keys", MEMORY_API_KEYS: JSON.stringify(ENTRIES) } });
-  writer = await connectClient(server.url, `/api/workspaces/${home}/mcp`, { headers: bearer(KEYS.both) });
-  ok(await writer.call("create_entities", { entities: [{ name: "Home fact", entityType: "note", observations: ["kept at home"] }] }));
-});
+beforeAll(viewerBuildOnce);
 
-afterAll(async () => {
-  await writer.close();
-  await server.close();
-});
+withServerAndClient(
+  async (started, client) => {
+    server = started;
+    writer = client;
+    ok(await writer.call("create_entities", { entities: [{ name: "Home fact", entityType: "note", observations: ["kept at home"] }] }));
+  },
+  {
+    server: { env: { MEMORY_AUTH: "keys", MEMORY_API_KEYS: JSON.stringify(ENTRIES) } },
+    client: { path: `/api/workspaces/${home}/mcp`, headers: bearer(KEYS.both) },
+  },
+);
 
 describe("without credentials", () => {
   test("the page is refused (401) and its body is only the sign-in page, sent with the strict CSP", async () => {

@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
+import { beforeAll, describe, expect, test } from "@jest/globals";
 import { type TableClient } from "@azure/data-tables";
 import { randomBytes } from "node:crypto";
 import { hashApiKey } from "../src/http/auth/apiKeyVerifier.js";
 import { runCliCaptured } from "./support/cli.js";
-import { connectClient, failed, ok, startTestServer, type McpTestClient, type TestServer } from "./support/harness.js";
+import { failed, ok, withTestServers, type McpTestClient, type TestServer } from "./support/harness.js";
 import { partitionRows } from "./support/rawRows.js";
 
 /**
@@ -28,20 +28,16 @@ let writer: McpTestClient;
 let reader: McpTestClient;
 let one: McpTestClient;
 
-beforeAll(async () => {
-  server = await startTestServer({ env: { MEMORY_AUTH: "keys", MEMORY_API_KEYS: JSON.stringify(ENTRIES) } });
-  table = server.app.storage.table;
-  const connect = (key: string) => connectClient(server.url, "/api/mcp", bearer(key));
-  admin = await connect(KEYS.admin);
-  writer = await connect(KEYS.writer);
-  reader = await connect(KEYS.reader);
-  one = await connect(KEYS.one);
-});
-
-afterAll(async () => {
-  await Promise.all([admin, writer, reader, one].map((client) => client.close()));
-  await server.close();
-});
+withTestServers(
+  {
+    servers: { server: { env: { MEMORY_AUTH: "keys", MEMORY_API_KEYS: JSON.stringify(ENTRIES) } } },
+    clients: { admin: bearer(KEYS.admin), writer: bearer(KEYS.writer), reader: bearer(KEYS.reader), one: bearer(KEYS.one) },
+  },
+  (started) => {
+    ({ server, admin, writer, reader, one } = started);
+    table = server.app.storage.table;
+  },
+);
 
 /** Every row of a partition, straight from the table. */
 const rawRows = (workspace: string) => partitionRows(table, workspace);

@@ -31,6 +31,14 @@ export interface AzuriteProcess {
   resume(): void;
 }
 
+/** The connection string of an Azurite Table service on `port` of this machine (its well-known development account). */
+export function azuriteConnectionString(port: number): string {
+  return (
+    `DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=${ACCOUNT_KEY};` +
+    `TableEndpoint=http://127.0.0.1:${port}/devstoreaccount1;`
+  );
+}
+
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const probe = createServer();
@@ -106,9 +114,7 @@ export async function startAzuriteProcess(options: { port?: number; location?: s
   let child: ChildProcess | undefined = await launch(port, options.location);
   return {
     port,
-    connectionString:
-      `DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=${ACCOUNT_KEY};` +
-      `TableEndpoint=http://127.0.0.1:${port}/devstoreaccount1;`,
+    connectionString: azuriteConnectionString(port),
     async stop(mode = "kill") {
       const running = child;
       child = undefined;

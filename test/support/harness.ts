@@ -32,18 +32,29 @@ export interface TestServer extends RunningServer {
   logs: ToolCallLog[];
 }
 
+export interface TestServerOptions {
+  /** The storage account; the shared test Azurite when absent. */
+  connectionString?: string;
+  /** The storage client's options: a clock (skew between instances), retries, history retention. */
+  storage?: StorageClientOptions;
+  /** The server's settings: MEMORY_AUTH (`none` unless given) and its keys, MEMORY_TOOLSETS, MEMORY_INDEX_MAX_MB, … */
+  env?: Record<string, string>;
+  /** The table; the shared test table when absent. */
+  tableName?: string;
+  /** False leaves the table uncreated (what /api/ready does about a missing table); created before the server starts otherwise. */
+  createTable?: boolean;
+}
+
 /**
  * The real local server (the same handler as production) on a free port, against test Azurite.
  * `env` holds the server's auth settings (MEMORY_AUTH etc.; MEMORY_AUTH is `none` unless given) and MEMORY_TOOLSETS.
  */
-export async function startTestServer(
-  options: { connectionString?: string; storage?: StorageClientOptions; env?: Record<string, string> } = {},
-): Promise<TestServer> {
+export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   const storage = connectStorage(
     {
       kind: "connectionString",
       connectionString: options.connectionString ?? testConnectionString(),
-      tableName: TEST_TABLE,
+      tableName: options.tableName ?? TEST_TABLE,
       source: "test",
     },
     options.storage,
@@ -56,7 +67,7 @@ export async function startTestServer(
     { MEMORY_AUTH: "none", HOST: "0.0.0.0", PORT: "0", ...options.env },
     { door: "local", storage, log: (entry) => logs.push(entry) },
   );
-  await storage.ensureTable();
+  if (options.createTable !== false) await storage.ensureTable();
   const server = await listen(createRuntimeHandler(app), { host: "127.0.0.1", port: 0 });
   return { ...server, app, requests: () => storage.counter.total, logs };
 }
@@ -113,20 +124,93 @@ export function failed(result: CallToolResult): { success: false; error: string;
   return parsed;
 }
 
+/** One client of a file's fixture: which server it talks to (the first one when absent), on which route, with which headers. */
+export interface FixtureClient<Server extends string> extends ConnectOptions {
+  on?: Server;
+  /** The route; the unbound /api/mcp when absent. */
+  path?: string;
+}
+
 /**
- * The usual file setup: one test server and one client on /api/mcp for the whole file, stopped
- * after it. `use` receives both once they are up.
+ * What a file's fixture starts: named servers (each its own instance, all on the test table unless told), named clients.
+ * A server's options may be a function, called when the server starts: for what an earlier `beforeAll` made (a JWKS
+ * issuer's URL, an Azurite of the file's own).
  */
-export function withServerAndClient(use: (server: TestServer, mcp: McpTestClient) => void): void {
-  let server: TestServer | undefined;
-  let mcp: McpTestClient | undefined;
+export interface FixtureSpec<Server extends string, ClientName extends string> {
+  servers: Record<Server, TestServerOptions | (() => TestServerOptions)>;
+  clients?: Record<ClientName, FixtureClient<NoInfer<Server>>>;
+  /** The start's own timeout, where jest's default is too short on a loaded machine. */
+  timeoutMs?: number;
+}
+
+/** The started fixture, by the names the spec gave. */
+export type Started<Server extends string, ClientName extends string> = Record<Server, TestServer> & Record<ClientName, McpTestClient>;
+
+/**
+ * A file's servers and clients: started before its tests (servers first, together), closed after them (clients first).
+ * Two servers are two instances of one deployment (one table, separate memories and indexes), as in production.
+ * `use` receives them by name once they are up; what it returns is awaited, so it can add to the setup (a fault
+ * injector on a server's table, seed data).
+ *
+ * @example
+ * let server: TestServer, mcp: McpTestClient, pastMcp: McpTestClient;
+ * withTestServers(
+ *   { servers: { server: {}, past: { storage: { clock: () => Date.now() - DAY_MS } } }, clients: { mcp: {}, pastMcp: { on: "past" } } },
+ *   (started) => void ({ server, mcp, pastMcp } = started),
+ * );
+ */
+export function withTestServers<Server extends string, ClientName extends string = never>(
+  spec: FixtureSpec<Server, ClientName>,
+  use: (started: Started<Server, ClientName>) => void | Promise<void>,
+): void {
+  const servers: TestServer[] = [];
+  const clients: McpTestClient[] = [];
   beforeAll(async () => {
-    server = await startTestServer();
-    mcp = await connectClient(server.url);
-    use(server, mcp);
-  });
+    const serverEntries = Object.entries<TestServerOptions | (() => TestServerOptions)>(spec.servers);
+    const started: Record<string, TestServer | McpTestClient> = {};
+    await Promise.all(
+      serverEntries.map(async ([name, options]) => {
+        const server = await startTestServer(typeof options === "function" ? options() : options);
+        servers.push(server);
+        started[name] = server;
+      }),
+    );
+    const firstServer = serverEntries[0]?.[0];
+    await Promise.all(
+      Object.entries<FixtureClient<string>>(spec.clients ?? {}).map(async ([name, { on = firstServer, path, ...options }]) => {
+        const server = started[on ?? ""] as TestServer | undefined;
+        if (!server) throw new Error(`Client '${name}' is on '${on}', which is not one of this fixture's servers.`);
+        const client = await connectClient(server.url, path, options);
+        clients.push(client);
+        started[name] = client;
+      }),
+    );
+    await use(started as Started<Server, ClientName>);
+  }, spec.timeoutMs);
   afterAll(async () => {
-    await mcp?.close();
-    await server?.close();
+    await Promise.all(clients.map((client) => client.close()));
+    await Promise.all(servers.map((server) => server.close()));
   });
+}
+
+/** One test server for the whole file (or describe block), with no client: for tests that speak raw HTTP or connect their own. */
+export function withTestServer(
+  use: (server: TestServer) => void | Promise<void>,
+  options: TestServerOptions | (() => TestServerOptions) = {},
+  timeoutMs?: number,
+): void {
+  withTestServers({ servers: { server: options }, ...(timeoutMs === undefined ? {} : { timeoutMs }) }, ({ server }) => use(server));
+}
+
+/**
+ * The usual file setup: one test server (with `options.server`) and one client on it (on `options.client`'s route, with
+ * its headers; /api/mcp when absent) for the whole file, stopped after it. `use` receives both once they are up.
+ */
+export function withServerAndClient(
+  use: (server: TestServer, mcp: McpTestClient) => void | Promise<void>,
+  options: { server?: TestServerOptions | (() => TestServerOptions); client?: FixtureClient<"server"> } = {},
+): void {
+  withTestServers({ servers: { server: options.server ?? {} }, clients: { mcp: options.client ?? {} } }, ({ server, mcp }) =>
+    use(server, mcp),
+  );
 }
