@@ -8,6 +8,7 @@ import type { TraversalPort } from "../domain/rules/navigation.js";
 import { byCreation, compareText } from "../domain/model/order.js";
 import { searchTextOf, substringRank, type SearchText } from "../domain/rules/search.js";
 import type { StoredPage } from "../domain/ports/store.js";
+import { statsOf, tagsCarriedBy, tagUsageOf } from "./graphStats.js";
 import { MemoryEstimate, type EstimatedGraph } from "./memoryEstimate.js";
 import { normalizedText, normalizeTerm, termsOf, tokenize } from "./text.js";
 
@@ -25,9 +26,6 @@ type Field = EntityHit["matchedFields"][number];
 
 /** Workspaces this large drop their most common terms from multi-word queries (withoutCommonTerms). */
 const PRUNE_FROM_ENTITIES = 1000;
-
-/** How many entities get_stats lists as the most connected. */
-const MOST_CONNECTED = 10;
 
 const FUZZY = (term: string): number | false => (term.length >= 8 ? 2 : term.length >= 5 ? 1 : false);
 const BOOST = { name: 4, entityType: 1.5, observations: 1 };
@@ -131,7 +129,7 @@ export class WorkspaceIndex {
     for (const id of ids.slice(start, end)) {
       const item = this.graph.entities.get(id)!;
       page.entities.push(names ? { ...entityOf(item, false), observations: [], observationTags: new Map(), metadata: {} } : entityOf(item));
-      for (const relation of this.relationsOf(id)) {
+      for (const relation of this.graph.relationsOf(id)) {
         if (relation.fromEntityId === id) page.relations.push(names ? { ...relation, metadata: {} } : relation);
       }
     }
@@ -156,7 +154,7 @@ export class WorkspaceIndex {
     return ranked
       .sort((a, b) => a.rank - b.rank || byCreation(a.item, b.item))
       .slice(0, limit)
-      .map(({ item }) => ({ entity: entityOf(item), relations: this.relationsOf(item.id) }));
+      .map(({ item }) => ({ entity: entityOf(item), relations: this.graph.relationsOf(item.id) }));
   }
 
   listTags(): TagDefinition[] {
@@ -164,19 +162,7 @@ export class WorkspaceIndex {
   }
 
   tagUsage(): TagUsage[] {
-    const usage = new Map<string, TagUsage>(
-      [...this.graph.definitions.values()].map((tag) => [tag.name, { ...tag, entities: 0, observations: 0 }]),
-    );
-    const count = (name: string, field: "entities" | "observations") => {
-      const counts = usage.get(name) ?? { name, category: "", description: "", entities: 0, observations: 0 };
-      counts[field] += 1;
-      usage.set(name, counts);
-    };
-    for (const item of this.graph.entities.values()) {
-      for (const tag of item.tags) count(tag, "entities");
-      for (const { tags } of item.observations.values()) for (const tag of tags ?? []) count(tag, "observations");
-    }
-    return [...usage.values()];
+    return tagUsageOf(this.graph);
   }
 
   /**
@@ -258,46 +244,7 @@ export class WorkspaceIndex {
   }
 
   stats(): GraphStats {
-    const entityTypes = new Map<string, number>();
-    const relationTypes = new Map<string, number>();
-    const writes = new Map<string, number>();
-    const wrote = (principal: string | undefined) => principal !== undefined && writes.set(principal, (writes.get(principal) ?? 0) + 1);
-    let observations = 0;
-    const tags = new Set(this.graph.definitions.keys());
-    for (const item of this.graph.entities.values()) {
-      entityTypes.set(item.entityType, (entityTypes.get(item.entityType) ?? 0) + 1);
-      observations += item.observations.size;
-      for (const tag of item.tags) tags.add(tag);
-      for (const observation of item.observations.values()) for (const tag of observation.tags ?? []) tags.add(tag);
-      wroteItem(item, wrote);
-    }
-    for (const relation of this.graph.relations.values()) {
-      relationTypes.set(relation.relationType, (relationTypes.get(relation.relationType) ?? 0) + 1);
-      wroteItem(relation, wrote);
-    }
-    const mostConnected = [...this.graph.entities.values()]
-      .map((item) => ({ id: item.id, name: item.name, entityType: item.entityType, degree: this.graph.degree(item.id) }))
-      .filter((entry) => entry.degree > 0)
-      .sort((a, b) => b.degree - a.degree || compareText(a.name, b.name))
-      .slice(0, MOST_CONNECTED);
-    const counted = <K extends string>(counts: Map<string, number>, key: K) =>
-      [...counts]
-        .sort((a, b) => b[1] - a[1] || compareText(a[0], b[0]))
-        .map(([value, count]) => ({ [key]: value, count }) as Record<K, string> & { count: number });
-    return {
-      entities: this.graph.entities.size,
-      relations: this.graph.relations.size,
-      observations,
-      tags: tags.size,
-      entityTypes: counted(entityTypes, "entityType"),
-      relationTypes: counted(relationTypes, "relationType"),
-      mostConnected,
-      writesByPrincipal: [...writes]
-        .sort((a, b) => b[1] - a[1] || compareText(a[0], b[0]))
-        .map(([principal, count]) => ({ principal, writes: count })),
-      ...(this.firstWriteAt !== undefined ? { firstWriteAt: this.firstWriteAt } : {}),
-      ...(this.lastWriteAt !== undefined ? { lastWriteAt: this.lastWriteAt } : {}),
-    };
+    return statsOf(this.graph, { firstWriteAt: this.firstWriteAt, lastWriteAt: this.lastWriteAt });
   }
 
   /**
@@ -308,9 +255,9 @@ export class WorkspaceIndex {
     const nodeOf = (id: string, direction: Direction): EntityNode | undefined => {
       const item = this.graph.entities.get(id);
       if (!item) return undefined;
-      const relations = this.relationsOf(id).filter(
-        (relation) => (direction !== "in" && relation.fromEntityId === id) || (direction !== "out" && relation.toEntityId === id),
-      );
+      const relations = this.graph
+        .relationsOf(id)
+        .filter((relation) => (direction !== "in" && relation.fromEntityId === id) || (direction !== "out" && relation.toEntityId === id));
       return { entity: entityOf(item), relations };
     };
     return {
@@ -352,8 +299,7 @@ export class WorkspaceIndex {
     if (search.createdBy !== undefined && item.createdBy !== search.createdBy) return false;
     if (search.updatedSince !== undefined && !(Date.parse(item.updatedAt) >= search.updatedSince)) return false;
     if (search.tags !== undefined && search.tags.length > 0) {
-      const carried = new Set(item.tags);
-      for (const observation of item.observations.values()) for (const tag of observation.tags ?? []) carried.add(tag);
+      const carried = tagsCarriedBy(item);
       if (!search.tags.every((tag) => carried.has(tag))) return false;
     }
     return true;
@@ -362,10 +308,6 @@ export class WorkspaceIndex {
   private ids(): string[] {
     this.sortedIds ??= [...this.graph.entities.keys()].sort(compareText);
     return this.sortedIds;
-  }
-
-  private relationsOf(entityId: string): Relation[] {
-    return this.graph.relationsOf(entityId);
   }
 
   private noteWrite(first: string, last: string): void {
@@ -378,15 +320,6 @@ const contentsOf = (item: Item): string[] => [...item.observations.values()].map
 
 function docOf(item: Item): Doc {
   return { id: item.id, name: item.name, entityType: item.entityType, observations: contentsOf(item).join("\n") };
-}
-
-/** An entity or relation counts once for who created it, and once more for who last changed it after. */
-function wroteItem(
-  item: { createdBy?: string; updatedBy?: string; createdAt: string; updatedAt: string },
-  wrote: (principal: string | undefined) => unknown,
-): void {
-  wrote(item.createdBy);
-  if (item.updatedAt > item.createdAt) wrote(item.updatedBy);
 }
 
 /** The index of the first id after `after` in sorted `ids`. */

@@ -19,7 +19,7 @@ const TYPES = ["person", "project"];
 const RELATION_TYPES = ["knows", "uses"];
 const PRINCIPALS = ["key:ana", "key:ben"];
 
-export type Op =
+type Op =
   | { op: "upsert"; name: string; entityType: string; contents: string[]; metadata?: Metadata }
   | { op: "observe"; name: string; contents: string[] }
   | { op: "unobserve"; name: string; content: string }
@@ -142,7 +142,7 @@ export function writeHistory(steps: readonly Step[]): { events: ChangeEvent[]; h
   return { events, held };
 }
 
-export class FeedWriter {
+class FeedWriter {
   private readonly held: Held = { entities: new Map(), relations: new Map(), definitions: new Map() };
   private versions = 0;
 

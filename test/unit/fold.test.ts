@@ -46,30 +46,29 @@ function tailReads(events: readonly ChangeEvent[], size: number): ChangeEvent[][
   return reads;
 }
 
-/** The stored graph by name, as the checker's normal form has it (times, ids and order left out). */
-function normalOfHeld(held: Held | undefined) {
+type Normalised = Pick<Entity, "name" | "entityType" | "metadata" | "version" | "observations" | "tags" | "observationTags">;
+
+/** What storage holds, in the shape reads give it. */
+function graphOfHeld(held: Held | undefined): {
+  entities: Normalised[];
+  relations: Omit<Relation, "id" | "createdAt" | "updatedAt" | "order">[];
+} {
   const entities = [...(held?.entities.values() ?? [])].map((entity) => ({
-    name: entity.state.name,
-    entityType: entity.state.entityType,
-    metadata: entity.state.metadata,
-    version: entity.state.version,
+    ...entity.state,
     observations: [...entity.observations.keys()],
     tags: [...entity.tags].sort(),
-    observationTags: Object.fromEntries(
+    observationTags: new Map(
       [...entity.observations].filter(([, tags]) => tags.size > 0).map(([content, tags]) => [content, [...tags].sort()]),
     ),
   }));
-  const relations = [...(held?.relations.values() ?? [])].map((r) => ({
-    from: r.fromName,
-    to: r.toName,
-    relationType: r.relationType,
-    metadata: r.metadata,
-    version: r.version,
-  }));
-  return { entities: sortedBy(entities, (e) => e.name), relations: sortedBy(relations, (r) => `${r.from}|${r.relationType}|${r.to}`) };
+  return { entities, relations: [...(held?.relations.values() ?? [])] };
 }
 
-function normalOfGraph(graph: { entities: Entity[]; relations: Relation[] }): ReturnType<typeof normalOfHeld> {
+/** A graph by name, as the checker's normal form has it (ids, times, authors and order left out). */
+function normalOf(graph: {
+  entities: Normalised[];
+  relations: Pick<Relation, "fromName" | "toName" | "relationType" | "metadata" | "version">[];
+}) {
   const entities = graph.entities.map((entity) => ({
     name: entity.name,
     entityType: entity.entityType,
@@ -109,7 +108,7 @@ async function expectSameAnswers(index: WorkspaceIndex, replay: GraphReplay, hel
   expect(page.entities).toEqual(asOfNow.entities);
   expect(page.relations).toEqual(asOfNow.relations);
   expect(index.searchRelations({}, { limit: 1000 }).relations).toEqual(asOfNow.relations);
-  expect(normalOfGraph(asOfNow)).toEqual(normalOfHeld(held));
+  expect(normalOf(asOfNow)).toEqual(normalOf(graphOfHeld(held)));
   const ids = asOfNow.entities.map((entity) => entity.id);
   expect(await index.traversal().nodes(WORKSPACE, ids)).toEqual(ids.map((id) => replay.node(id)));
   expect(sortedBy(index.listTags(), (tag) => tag.name)).toEqual(sortedBy(definitionsOf(held), (tag) => tag.name));

@@ -1,5 +1,5 @@
 import { observationId } from "../model/ids.js";
-import type { Entity, EntityNode, Metadata, Relation, TagDefinition } from "../model/model.js";
+import type { Entity, EntityNode, Relation, TagDefinition } from "../model/model.js";
 import { byCreation, compareText, orderKey } from "../model/order.js";
 import { inFeedOrder, type Change, type ChangeEvent, type EntityState, type RelationState } from "./history.js";
 
@@ -17,27 +17,17 @@ import { inFeedOrder, type Change, type ChangeEvent, type EntityState, type Rela
  */
 
 /** One observation: its text and the tags on it (undefined until it has one: most observations carry none). */
-export interface FoldedObservation {
+interface FoldedObservation {
   content: string;
   tags: Set<string> | undefined;
 }
 
-/** One entity as the fold holds it. */
-export interface FoldedEntity {
-  id: string;
-  name: string;
-  entityType: string;
-  metadata: Metadata;
-  createdAt: string;
-  updatedAt: string;
-  createdBy?: string;
-  updatedBy?: string;
-  order: string;
-  version?: string;
+/** One entity as the fold holds it: as reads return it (Entity), with its observations by id and its tags as a set. */
+export type FoldedEntity = Omit<Entity, "observations" | "observationTags" | "tags"> & {
   /** By observation id (the row key: docs/architecture.md#table-layout), in the order added. */
   observations: Map<string, FoldedObservation>;
   tags: Set<string>;
-}
+};
 
 /** What applying events changed (by id; a deleted one too), so a reader keeping more on top updates exactly those. */
 export interface Touched {
@@ -75,20 +65,7 @@ export class GraphFold {
       const tags = entity.observationTags.get(content);
       observations.set(observationId(entity.id, content), { content, tags: tags && tags.length > 0 ? new Set(tags) : undefined });
     }
-    this.entityMap.set(entity.id, {
-      id: entity.id,
-      name: entity.name,
-      entityType: entity.entityType,
-      metadata: entity.metadata,
-      createdAt: entity.createdAt,
-      updatedAt: entity.updatedAt,
-      ...(entity.createdBy !== undefined ? { createdBy: entity.createdBy } : {}),
-      ...(entity.updatedBy !== undefined ? { updatedBy: entity.updatedBy } : {}),
-      order: entity.order,
-      ...(version !== undefined ? { version } : {}),
-      observations,
-      tags: new Set(entity.tags),
-    });
+    this.entityMap.set(entity.id, { ...ownFieldsOf(entity, version), observations, tags: new Set(entity.tags) });
   }
 
   /** Puts a relation as a scan read it (kept as given), linked from both ends. */
@@ -255,17 +232,24 @@ function observationKeyOf(change: Change): string | undefined {
   return change.entityId !== undefined && change.content !== undefined ? observationId(change.entityId, change.content) : undefined;
 }
 
+/** The times, authors and order key of what an event creates, `position` its change's place in the event. */
+function creation(event: ChangeEvent, position: number) {
+  return {
+    createdAt: event.at,
+    updatedAt: event.at,
+    createdBy: event.principal,
+    updatedBy: event.principal,
+    order: orderKey(event.at, position),
+  };
+}
+
 function createdEntity(id: string, state: EntityState, event: ChangeEvent, position: number): FoldedEntity {
   return {
     id,
     name: state.name,
     entityType: state.entityType,
     metadata: state.metadata ?? {},
-    createdAt: event.at,
-    updatedAt: event.at,
-    createdBy: event.principal,
-    updatedBy: event.principal,
-    order: orderKey(event.at, position),
+    ...creation(event, position),
     ...(state.version !== undefined ? { version: state.version } : {}),
     observations: new Map(),
     tags: new Set(),
@@ -281,11 +265,7 @@ function createdRelation(id: string, state: Partial<RelationState>, event: Chang
     toName: state.toName ?? "",
     relationType: state.relationType ?? "",
     metadata: state.metadata ?? {},
-    createdAt: event.at,
-    updatedAt: event.at,
-    createdBy: event.principal,
-    updatedBy: event.principal,
-    order: orderKey(event.at, position),
+    ...creation(event, position),
     ...(state.version !== undefined ? { version: state.version } : {}),
   };
 }
@@ -306,18 +286,25 @@ export function entityOf(entity: FoldedEntity, full = true): Entity {
     for (const { content, tags } of entity.observations.values()) if (tags) observationTags.set(content, [...tags].sort(compareText));
   }
   return {
-    id: entity.id,
-    name: entity.name,
-    entityType: entity.entityType,
+    ...ownFieldsOf(entity, full ? entity.version : undefined),
     observations: full ? [...entity.observations.values()].map((observation) => observation.content) : [],
     tags: [...entity.tags].sort(compareText),
     observationTags,
+  };
+}
+
+/** An entity's own fields (its row's), copied one by one; each author, and the version, present only when recorded. */
+function ownFieldsOf(entity: Omit<FoldedEntity, "observations" | "tags">, version: string | undefined) {
+  return {
+    id: entity.id,
+    name: entity.name,
+    entityType: entity.entityType,
     metadata: entity.metadata,
     createdAt: entity.createdAt,
     updatedAt: entity.updatedAt,
     ...(entity.createdBy !== undefined ? { createdBy: entity.createdBy } : {}),
     ...(entity.updatedBy !== undefined ? { updatedBy: entity.updatedBy } : {}),
     order: entity.order,
-    ...(full && entity.version !== undefined ? { version: entity.version } : {}),
+    ...(version !== undefined ? { version } : {}),
   };
 }
