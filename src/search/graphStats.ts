@@ -11,7 +11,7 @@ const MOST_CONNECTED = 10;
 /** The tags an entity carries, on itself or on one of its observations. */
 export function tagsCarriedBy(entity: FoldedEntity): Set<string> {
   const carried = new Set(entity.tags);
-  for (const observation of entity.observations.values()) for (const tag of observation.tags ?? []) carried.add(tag);
+  for (const tags of entity.observationTags?.values() ?? []) for (const tag of tags) carried.add(tag);
   return carried;
 }
 
@@ -27,7 +27,7 @@ export function tagUsageOf(graph: GraphFold): TagUsage[] {
   };
   for (const entity of graph.entities.values()) {
     for (const tag of entity.tags) count(tag, "entities");
-    for (const { tags } of entity.observations.values()) for (const tag of tags ?? []) count(tag, "observations");
+    for (const tags of entity.observationTags?.values() ?? []) for (const tag of tags) count(tag, "observations");
   }
   return [...usage.values()];
 }

@@ -19,9 +19,9 @@ const BYTES = {
   /** Per string object (its header), beyond its characters. */
   stringObject: 16,
   entity: 1600,
-  /** Per observation: its map entry (keyed by its 36-character id), its object, and its MiniSearch postings. */
+  /** Per observation: its map entry (keyed by its 36-character id) and its MiniSearch postings. */
   observation: 120,
-  /** Per observation that carries a tag: its tag set (an untagged observation has none). */
+  /** Per observation that carries a tag: its tag set and its entry in the entity's map of them (an untagged one has none). */
   observationTagSet: 140,
   relation: 600,
   /** Per tag an entity or observation carries: the set entry (its name is counted as a string). */
@@ -37,7 +37,8 @@ export interface EntityFootprint {
   name: string;
   entityType: string;
   metadata: Metadata;
-  observations: ReadonlyMap<string, { content: string; tags: ReadonlySet<string> | undefined }>;
+  observations: ReadonlyMap<string, string>;
+  observationTags: ReadonlyMap<string, ReadonlySet<string>> | undefined;
   tags: ReadonlySet<string>;
 }
 
@@ -84,9 +85,8 @@ function jsonBytes(value: unknown): number {
 function entityBytes(entity: EntityFootprint): number {
   let bytes = BYTES.entity + BYTES.char * (entity.name.length + entity.entityType.length) + metadataBytes(entity.metadata);
   for (const tag of entity.tags) bytes += BYTES.tag + stringBytes(tag);
-  for (const { content, tags } of entity.observations.values()) {
-    bytes += BYTES.observation + BYTES.char * content.length;
-    if (!tags) continue;
+  for (const content of entity.observations.values()) bytes += BYTES.observation + BYTES.char * content.length;
+  for (const tags of entity.observationTags?.values() ?? []) {
     bytes += BYTES.observationTagSet;
     for (const tag of tags) bytes += BYTES.tag + stringBytes(tag);
   }

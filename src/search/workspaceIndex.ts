@@ -316,7 +316,7 @@ export class WorkspaceIndex {
   }
 }
 
-const contentsOf = (item: Item): string[] => [...item.observations.values()].map((observation) => observation.content);
+const contentsOf = (item: Item): string[] => [...item.observations.values()];
 
 function docOf(item: Item): Doc {
   return { id: item.id, name: item.name, entityType: item.entityType, observations: contentsOf(item).join("\n") };

@@ -16,16 +16,12 @@ import { inFeedOrder, type Change, type ChangeEvent, type EntityState, type Rela
  *   fold.graph(); // every entity, oldest first, and every relation
  */
 
-/** One observation: its text and the tags on it (undefined until it has one: most observations carry none). */
-interface FoldedObservation {
-  content: string;
-  tags: Set<string> | undefined;
-}
-
-/** One entity as the fold holds it: as reads return it (Entity), with its observations by id and its tags as a set. */
+/** One entity as the fold holds it: as reads return it (Entity), with its observations by id and its tags as sets. */
 export type FoldedEntity = Omit<Entity, "observations" | "observationTags" | "tags"> & {
-  /** By observation id (the row key: docs/architecture.md#table-layout), in the order added. */
-  observations: Map<string, FoldedObservation>;
+  /** Observation id (the row key: docs/architecture.md#table-layout) -> content, in the order added. */
+  observations: Map<string, string>;
+  /** Observation id -> the tags on it, only for observations that carry one; absent while none does (most entities). */
+  observationTags: Map<string, Set<string>> | undefined;
   tags: Set<string>;
 };
 
@@ -60,12 +56,19 @@ export class GraphFold {
 
   /** Puts an entity as a scan read it (its row's times, authors and order stand), replacing any held under its id. */
   putEntity(entity: Entity, version = entity.version): void {
-    const observations = new Map<string, FoldedObservation>();
+    const observations = new Map<string, string>();
+    let observationTags: Map<string, Set<string>> | undefined;
     for (const content of entity.observations) {
+      const id = observationId(entity.id, content);
+      observations.set(id, content);
       const tags = entity.observationTags.get(content);
-      observations.set(observationId(entity.id, content), { content, tags: tags && tags.length > 0 ? new Set(tags) : undefined });
+      if (tags && tags.length > 0) (observationTags ??= new Map()).set(id, new Set(tags));
     }
-    this.entityMap.set(entity.id, { ...ownFieldsOf(entity, version), observations, tags: new Set(entity.tags) });
+    const folded = ownFieldsOf(entity, version) as FoldedEntity;
+    folded.observations = observations;
+    folded.observationTags = observationTags;
+    folded.tags = new Set(entity.tags);
+    this.entityMap.set(entity.id, folded);
   }
 
   /** Puts a relation as a scan read it (kept as given), linked from both ends. */
@@ -155,13 +158,12 @@ export class GraphFold {
         return;
       case "observation.created": {
         const id = observationKeyOf(change);
-        if (entity && id !== undefined && !entity.observations.has(id))
-          entity.observations.set(id, { content: change.content ?? "", tags: undefined });
+        if (entity && id !== undefined && !entity.observations.has(id)) entity.observations.set(id, change.content ?? "");
         return;
       }
       case "observation.deleted": {
         const id = observationKeyOf(change);
-        if (entity && id !== undefined) entity.observations.delete(id);
+        if (entity && id !== undefined && entity.observations.delete(id)) untagObservation(entity, id);
         return;
       }
       case "relation.created":
@@ -203,14 +205,19 @@ export class GraphFold {
 
   /** A tag on the entity, or on one of its observations (kept only while that observation is held, as its row guards it). */
   private foldTagLink(entity: FoldedEntity, change: Change, name: string, touched: Touched): void {
-    const observation = change.observationId === undefined ? undefined : entity.observations.get(change.observationId);
-    if (change.observationId !== undefined && !observation) return;
     const link = change.kind !== "tag.deleted";
-    if (observation) {
-      if (link) (observation.tags ??= new Set()).add(name);
-      else if (observation.tags?.delete(name) && observation.tags.size === 0) observation.tags = undefined;
-    } else if (link) entity.tags.add(name);
-    else entity.tags.delete(name);
+    const observation = change.observationId;
+    if (observation === undefined) {
+      if (link) entity.tags.add(name);
+      else entity.tags.delete(name);
+    } else if (!entity.observations.has(observation)) return;
+    else if (link) {
+      entity.observationTags ??= new Map();
+      const tags = entity.observationTags.get(observation) ?? new Set<string>();
+      entity.observationTags.set(observation, tags.add(name));
+    } else if (entity.observationTags?.get(observation)?.delete(name) && entity.observationTags.get(observation)!.size === 0) {
+      untagObservation(entity, observation);
+    }
     // Tagging creates the definition when the workspace has none (empty category and description).
     if (link && !this.definitionMap.has(name)) {
       this.definitionMap.set(name, { name, category: "", description: "" });
@@ -224,6 +231,11 @@ export class GraphFold {
     this.relationMap.delete(relationId);
     for (const end of [relation.fromEntityId, relation.toEntityId]) this.adjacency.get(end)?.delete(relationId);
   }
+}
+
+/** Drops an observation's tag set, and the entity's map of them with its last. */
+function untagObservation(entity: FoldedEntity, observation: string): void {
+  if (entity.observationTags?.delete(observation) && entity.observationTags.size === 0) entity.observationTags = undefined;
 }
 
 /** An observation's key: its id (the row key), or for a change written without one, the id its content gives. */
@@ -252,6 +264,7 @@ function createdEntity(id: string, state: EntityState, event: ChangeEvent, posit
     ...creation(event, position),
     ...(state.version !== undefined ? { version: state.version } : {}),
     observations: new Map(),
+    observationTags: undefined,
     tags: new Set(),
   };
 }
@@ -283,18 +296,18 @@ function updatedRelation(existing: Relation, state: Partial<RelationState>, by: 
 export function entityOf(entity: FoldedEntity, full = true): Entity {
   const observationTags = new Map<string, string[]>();
   if (full) {
-    for (const { content, tags } of entity.observations.values()) if (tags) observationTags.set(content, [...tags].sort(compareText));
+    for (const [id, tags] of entity.observationTags ?? []) observationTags.set(entity.observations.get(id)!, [...tags].sort(compareText));
   }
   return {
     ...ownFieldsOf(entity, full ? entity.version : undefined),
-    observations: full ? [...entity.observations.values()].map((observation) => observation.content) : [],
+    observations: full ? [...entity.observations.values()] : [],
     tags: [...entity.tags].sort(compareText),
     observationTags,
   };
 }
 
 /** An entity's own fields (its row's), copied one by one; each author, and the version, present only when recorded. */
-function ownFieldsOf(entity: Omit<FoldedEntity, "observations" | "tags">, version: string | undefined) {
+function ownFieldsOf(entity: Omit<FoldedEntity, "observations" | "observationTags" | "tags">, version: string | undefined) {
   return {
     id: entity.id,
     name: entity.name,
