@@ -19,10 +19,10 @@ const BYTES = {
   /** Per string object (its header), beyond its characters. */
   stringObject: 16,
   entity: 1600,
-  /** Per observation: its map entry (keyed by its 36-character id) and its MiniSearch postings. */
-  observation: 120,
-  /** Per observation that carries a tag: its tag set and its entry in the entity's map of them (an untagged one has none). */
-  observationTagSet: 140,
+  /** Per observation: its map entry and its MiniSearch postings (an untagged observation holds no set). */
+  observation: 50,
+  /** Per observation that carries a tag: its tag set and its entry in the entity's map of them. */
+  observationTagSet: 170,
   relation: 600,
   /** Per tag an entity or observation carries: the set entry (its name is counted as a string). */
   tag: 16,

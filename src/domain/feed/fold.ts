@@ -18,9 +18,13 @@ import { inFeedOrder, type Change, type ChangeEvent, type EntityState, type Rela
 
 /** One entity as the fold holds it: as reads return it (Entity), with its observations by id and its tags as sets. */
 export type FoldedEntity = Omit<Entity, "observations" | "observationTags" | "tags"> & {
-  /** Observation id (the row key: docs/architecture.md#table-layout) -> content, in the order added. */
+  /**
+   * Observation id (the row key: docs/architecture.md#table-layout) -> content, in the order added. An entity as a scan
+   * read it is keyed by content until a change names one of its observations (GraphFold.keyedById): an id is its
+   * content's UUIDv5 under the entity, so only the entities the feed touches pay for hashing.
+   */
   observations: Map<string, string>;
-  /** Observation id -> the tags on it, only for observations that carry one; absent while none does (most entities). */
+  /** Observation key (as `observations`) -> the tags on it, only for observations that carry one; absent while none does. */
   observationTags: Map<string, Set<string>> | undefined;
   tags: Set<string>;
 };
@@ -41,6 +45,8 @@ export class GraphFold {
   /** Entity id -> the ids of the relations starting or ending there. */
   private readonly adjacency = new Map<string, Set<string>>();
   private readonly definitionMap = new Map<string, TagDefinition>();
+  /** The entities put by a scan whose observations are still keyed by content (FoldedEntity.observations). */
+  private readonly keyedByContent = new Set<string>();
 
   get entities(): ReadonlyMap<string, FoldedEntity> {
     return this.entityMap;
@@ -59,16 +65,16 @@ export class GraphFold {
     const observations = new Map<string, string>();
     let observationTags: Map<string, Set<string>> | undefined;
     for (const content of entity.observations) {
-      const id = observationId(entity.id, content);
-      observations.set(id, content);
+      observations.set(content, content);
       const tags = entity.observationTags.get(content);
-      if (tags && tags.length > 0) (observationTags ??= new Map()).set(id, new Set(tags));
+      if (tags && tags.length > 0) (observationTags ??= new Map()).set(content, new Set(tags));
     }
     const folded = ownFieldsOf(entity, version) as FoldedEntity;
     folded.observations = observations;
     folded.observationTags = observationTags;
     folded.tags = new Set(entity.tags);
     this.entityMap.set(entity.id, folded);
+    this.keyedByContent.add(entity.id);
   }
 
   /** Puts a relation as a scan read it (kept as given), linked from both ends. */
@@ -137,6 +143,7 @@ export class GraphFold {
         touched.entities.add(change.entityId);
         if (!entity) {
           this.entityMap.set(change.entityId, createdEntity(change.entityId, after, event, position));
+          this.keyedByContent.delete(change.entityId);
           return;
         }
         Object.assign(entity, { name: after.name, entityType: after.entityType, metadata: after.metadata ?? {} });
@@ -149,6 +156,7 @@ export class GraphFold {
         if (change.entityId === undefined) return;
         touched.entities.add(change.entityId);
         this.entityMap.delete(change.entityId);
+        this.keyedByContent.delete(change.entityId);
         // Its relations went before it (deletes remove dependents first); drop any an incomplete history left.
         for (const relationId of [...(this.adjacency.get(change.entityId) ?? [])]) {
           this.dropRelation(relationId);
@@ -158,12 +166,12 @@ export class GraphFold {
         return;
       case "observation.created": {
         const id = observationKeyOf(change);
-        if (entity && id !== undefined && !entity.observations.has(id)) entity.observations.set(id, change.content ?? "");
+        if (entity && id !== undefined && !this.keyedById(entity).observations.has(id)) entity.observations.set(id, change.content ?? "");
         return;
       }
       case "observation.deleted": {
         const id = observationKeyOf(change);
-        if (entity && id !== undefined && entity.observations.delete(id)) untagObservation(entity, id);
+        if (entity && id !== undefined && this.keyedById(entity).observations.delete(id)) untagObservation(entity, id);
         return;
       }
       case "relation.created":
@@ -210,7 +218,7 @@ export class GraphFold {
     if (observation === undefined) {
       if (link) entity.tags.add(name);
       else entity.tags.delete(name);
-    } else if (!entity.observations.has(observation)) return;
+    } else if (!this.keyedById(entity).observations.has(observation)) return;
     else if (link) {
       entity.observationTags ??= new Map();
       const tags = entity.observationTags.get(observation) ?? new Set<string>();
@@ -223,6 +231,16 @@ export class GraphFold {
       this.definitionMap.set(name, { name, category: "", description: "" });
       touched.definitions = true;
     }
+  }
+
+  /** The entity with its observations keyed by id: a scanned one's keys are made now, once (FoldedEntity.observations). */
+  private keyedById(entity: FoldedEntity): FoldedEntity {
+    if (!this.keyedByContent.delete(entity.id)) return entity;
+    const idOf = new Map([...entity.observations.keys()].map((content) => [content, observationId(entity.id, content)]));
+    entity.observations = new Map([...entity.observations].map(([content, text]) => [idOf.get(content)!, text]));
+    if (entity.observationTags)
+      entity.observationTags = new Map([...entity.observationTags].map(([content, tags]) => [idOf.get(content)!, tags]));
+    return entity;
   }
 
   private dropRelation(relationId: string): void {
