@@ -1,4 +1,4 @@
-import type { ChangeEvent } from "../domain/feed/history.js";
+import type { Touched } from "../domain/feed/fold.js";
 import type { Metadata, TagDefinition } from "../domain/model/model.js";
 
 /**
@@ -8,8 +8,8 @@ import type { Metadata, TagDefinition } from "../domain/model/model.js";
  * string), and the fixed cost of each object, map and set. The constants are fitted to the heap `bench/indexMemory.ts`
  * measures (`node --expose-gc`) on plain, metadata-heavy and tag-heavy workspaces.
  *
- * The estimate is kept per entity and per relation and updated for what each applied event touched, so keeping it costs
- * the size of the changes, not a walk over the whole workspace.
+ * The estimate is kept per entity and per relation and updated for what the fold says each batch of events touched
+ * (domain/feed/fold.ts), so keeping it costs the size of the changes, not a walk over the whole workspace.
  */
 const BYTES = {
   /** Per character of an entity's searchable text (name, type, observations): the string, and MiniSearch's terms and postings. */
@@ -19,8 +19,10 @@ const BYTES = {
   /** Per string object (its header), beyond its characters. */
   stringObject: 16,
   entity: 1600,
-  /** Per observation: its map entry, its (possibly empty) tag set, and its MiniSearch postings. */
-  observation: 160,
+  /** Per observation: its map entry and its MiniSearch postings (an untagged observation holds no set). */
+  observation: 50,
+  /** Per observation that carries a tag: its tag set and its entry in the entity's map of them. */
+  observationTagSet: 170,
   relation: 600,
   /** Per tag an entity or observation carries: the set entry (its name is counted as a string). */
   tag: 16,
@@ -35,7 +37,8 @@ export interface EntityFootprint {
   name: string;
   entityType: string;
   metadata: Metadata;
-  observations: ReadonlyMap<string, ReadonlySet<string>>;
+  observations: ReadonlyMap<string, string>;
+  observationTags: ReadonlyMap<string, ReadonlySet<string>> | undefined;
   tags: ReadonlySet<string>;
 }
 
@@ -82,8 +85,9 @@ function jsonBytes(value: unknown): number {
 function entityBytes(entity: EntityFootprint): number {
   let bytes = BYTES.entity + BYTES.char * (entity.name.length + entity.entityType.length) + metadataBytes(entity.metadata);
   for (const tag of entity.tags) bytes += BYTES.tag + stringBytes(tag);
-  for (const [content, tags] of entity.observations) {
-    bytes += BYTES.observation + BYTES.char * content.length;
+  for (const content of entity.observations.values()) bytes += BYTES.observation + BYTES.char * content.length;
+  for (const tags of entity.observationTags?.values() ?? []) {
+    bytes += BYTES.observationTagSet;
     for (const tag of tags) bytes += BYTES.tag + stringBytes(tag);
   }
   return bytes;
@@ -136,27 +140,14 @@ export class MemoryEstimate {
     return this.total;
   }
 
-  /** Re-counts every entity, relation and tag definition the events touched, from what `graph` holds now. */
-  update(events: readonly ChangeEvent[], graph: EstimatedGraph): void {
-    const entities = new Set<string>();
-    const relations = new Set<string>();
-    let definitions = false;
-    let removed = false;
-    for (const event of events) {
-      for (const change of event.changes) {
-        removed ||= change.kind === "entity.deleted";
-        if (change.entityId !== undefined) entities.add(change.entityId);
-        if (change.relationId !== undefined) relations.add(change.relationId);
-        // A definition changed, or tagging an entity or observation may have created one.
-        if (change.tagName !== undefined && (change.entityId === undefined || change.kind !== "tag.deleted")) definitions = true;
-      }
-    }
-    for (const id of entities) this.setEntity(id, graph.entity(id));
-    // A deleted entity takes its relations along, with or without relation events of their own: look for them (once per
-    // batch that deleted, so the estimate holds no second adjacency).
-    if (removed) for (const id of this.relations.keys()) if (!graph.relation(id)) relations.add(id);
-    for (const id of relations) this.setRelation(id, graph.relation(id));
-    if (definitions) this.setDefinitions(graph.definitions());
+  /**
+   * Re-counts every entity, relation and tag definition the fold touched, from what `graph` holds now (the relations a
+   * deleted entity took along are among those touched).
+   */
+  update(touched: Touched, graph: EstimatedGraph): void {
+    for (const id of touched.entities) this.setEntity(id, graph.entity(id));
+    for (const id of touched.relations) this.setRelation(id, graph.relation(id));
+    if (touched.definitions) this.setDefinitions(graph.definitions());
   }
 
   private setEntity(id: string, entity: EntityFootprint | undefined): void {

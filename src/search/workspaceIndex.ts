@@ -1,44 +1,18 @@
 import MiniSearch, { type SearchResult } from "minisearch";
 import { ValidationError } from "../domain/model/errors.js";
 import type { EntityHit, EntitySearch, GraphStats, RelationSearch, StoredPage, WorkspaceSnapshot } from "../domain/ports/graphIndex.js";
-import {
-  feedPlace,
-  inFeedOrder,
-  type Change,
-  type ChangeEvent,
-  type EntityState,
-  type FeedPosition,
-  type RelationState,
-} from "../domain/feed/history.js";
-import { observationId } from "../domain/model/ids.js";
-import type { Direction, Entity, EntityNode, Metadata, ReadMode, Relation, TagDefinition, TagUsage } from "../domain/model/model.js";
+import { entityOf, GraphFold, type FoldedEntity } from "../domain/feed/fold.js";
+import { feedPlace, type ChangeEvent, type FeedPosition } from "../domain/feed/history.js";
+import type { Direction, EntityNode, ReadMode, Relation, TagDefinition, TagUsage } from "../domain/model/model.js";
 import type { TraversalPort } from "../domain/rules/navigation.js";
-import { byCreation, compareText, orderKey } from "../domain/model/order.js";
+import { byCreation, compareText } from "../domain/model/order.js";
 import { searchTextOf, substringRank, type SearchText } from "../domain/rules/search.js";
+import { statsOf, tagsCarriedBy, tagUsageOf } from "./graphStats.js";
 import { MemoryEstimate, type EstimatedGraph } from "./memoryEstimate.js";
 import { normalizedText, normalizeTerm, termsOf, tokenize } from "./text.js";
 
-/** One entity as the index holds it: observations by content (unique within an entity), in the order added. */
-interface Item {
-  id: string;
-  name: string;
-  entityType: string;
-  metadata: Metadata;
-  createdAt: string;
-  updatedAt: string;
-  createdBy?: string;
-  updatedBy?: string;
-  order: string;
-  version?: string;
-  observations: Map<string, Set<string>>;
-  tags: Set<string>;
-  /** search_nodes' lower-cased text, made on first use and dropped on change. */
-  lower?: SearchText;
-  /** The name as search terms (normalizedText), for the exact-name rule; made on first use. */
-  terms?: string;
-}
-
-type IndexedRelation = Relation & { version?: string };
+/** One entity as the index holds it: as the fold holds it (domain/feed/fold.ts). */
+type Item = FoldedEntity;
 
 interface Doc {
   id: string;
@@ -52,39 +26,36 @@ type Field = EntityHit["matchedFields"][number];
 /** Workspaces this large drop their most common terms from multi-word queries (withoutCommonTerms). */
 const PRUNE_FROM_ENTITIES = 1000;
 
-/** How many entities get_stats lists as the most connected. */
-const MOST_CONNECTED = 10;
-
 const FUZZY = (term: string): number | false => (term.length >= 8 ? 2 : term.length >= 5 ? 1 : false);
 const BOOST = { name: 4, entityType: 1.5, observations: 1 };
 
 /**
- * One workspace's index: the graph as the index holds it (entities, relations both ways, tag
- * definitions), a MiniSearch full-text index over names, types and observations, and the feed
- * position it is current to. Built from a snapshot, then kept current by applying the feed's events in order;
- * every event sets state (creates, replaces or removes), so applying one the snapshot already reflects changes nothing.
+ * One workspace's index: the graph as the one fold of the feed holds it (domain/feed/fold.ts: entities, relations both
+ * ways, tag definitions), a MiniSearch full-text index over names, types and observations, and the feed position it is
+ * current to. Built from a snapshot, then kept current by folding the feed's events in; the fold says which entities
+ * and relations each batch touched, and exactly those are re-indexed and re-counted.
  */
 export class WorkspaceIndex {
-  private readonly items = new Map<string, Item>();
-  private readonly relations = new Map<string, IndexedRelation>();
-  private readonly adjacency = new Map<string, Set<string>>();
-  private readonly definitions = new Map<string, TagDefinition>();
+  private readonly graph = new GraphFold();
   private readonly text = new MiniSearch<Doc>({
     fields: ["name", "entityType", "observations"],
     tokenize,
     processTerm: normalizeTerm,
     searchOptions: { tokenize, processTerm: normalizeTerm },
   });
-  private readonly stale = new Set<string>();
+  /** search_nodes' lower-cased text of an entity, made on first use and dropped when the fold touches it. */
+  private readonly lowered = new Map<string, SearchText>();
+  /** An entity's name as search terms (normalizedText), for the exact-name rule; made on first use, dropped likewise. */
+  private readonly nameTerms = new Map<string, string>();
   private sortedIds: string[] | undefined;
   private firstWriteAt: string | undefined;
   private lastWriteAt: string | undefined;
   /** Kept per entity and relation as events apply (memoryEstimate.ts), looking up what is held through `held`. */
   private memory = new MemoryEstimate();
   private readonly held: EstimatedGraph = {
-    entity: (id) => this.items.get(id),
-    relation: (id) => this.relations.get(id),
-    definitions: () => this.definitions.values(),
+    entity: (id) => this.graph.entities.get(id),
+    relation: (id) => this.graph.relations.get(id),
+    definitions: () => this.graph.definitions.values(),
   };
   /** The feed place (feedPlace) of the newest event applied: an event placed before it cannot be applied after it. */
   private newestPlace = "";
@@ -96,14 +67,18 @@ export class WorkspaceIndex {
 
   static build(snapshot: WorkspaceSnapshot, generation: string | undefined): WorkspaceIndex {
     const index = new WorkspaceIndex(snapshot.position, generation);
+    const { graph } = index;
     for (const node of snapshot.nodes) {
-      index.putEntity(node.entity, snapshot.versions.get(node.entity.id));
-      for (const relation of node.relations) index.putRelation(relation);
+      graph.putEntity(node.entity, snapshot.versions.get(node.entity.id));
+      index.noteWrite(node.entity.createdAt, node.entity.updatedAt);
+      for (const relation of node.relations) {
+        graph.putRelation(relation);
+        index.noteWrite(relation.createdAt, relation.updatedAt);
+      }
     }
-    for (const tag of snapshot.tags) index.definitions.set(tag.name, tag);
-    index.text.addAll([...index.items.values()].map(docOf));
-    index.stale.clear();
-    index.memory = MemoryEstimate.of(index.items, index.relations, index.definitions.values());
+    for (const tag of snapshot.tags) graph.putDefinition(tag);
+    index.text.addAll([...graph.entities.values()].map(docOf));
+    index.memory = MemoryEstimate.of(graph.entities, graph.relations, graph.definitions.values());
     index.apply(snapshot.events);
     return index;
   }
@@ -117,23 +92,27 @@ export class WorkspaceIndex {
     return events.every((event) => feedPlace(event) > this.newestPlace);
   }
 
-  /** Applies events in the feed's order, then re-indexes the entities whose text changed. */
+  /** Folds events in (in the feed's order), then re-indexes and re-counts what they touched. */
   apply(events: readonly ChangeEvent[]): void {
     // Most reads bring no event: nothing to apply or re-index.
-    if (events.length === 0 && this.stale.size === 0) return;
-    for (const event of inFeedOrder(events)) {
-      event.changes.forEach((change, i) => this.applyChange(change, event, i));
+    if (events.length === 0) return;
+    for (const event of events) {
       this.noteWrite(event.at, event.at);
       const place = feedPlace(event);
       if (place > this.newestPlace) this.newestPlace = place;
     }
-    for (const id of this.stale) {
-      const item = this.items.get(id);
-      if (this.text.has(id)) this.text.discard(id);
+    const touched = this.graph.apply(events);
+    for (const id of touched.entities) {
+      const item = this.graph.entities.get(id);
+      const indexed = this.text.has(id);
+      if (indexed) this.text.discard(id);
       if (item) this.text.add(docOf(item));
+      // An entity came or went: the sorted ids are made again on the next page.
+      if (indexed !== (item !== undefined)) this.sortedIds = undefined;
+      this.lowered.delete(id);
+      this.nameTerms.delete(id);
     }
-    this.stale.clear();
-    this.memory.update(events, this.held);
+    this.memory.update(touched, this.held);
   }
 
   estimatedBytes(): number {
@@ -147,9 +126,9 @@ export class WorkspaceIndex {
     const names = options.mode === "names";
     const page: StoredPage = { entities: [], relations: [] };
     for (const id of ids.slice(start, end)) {
-      const item = this.items.get(id)!;
+      const item = this.graph.entities.get(id)!;
       page.entities.push(names ? { ...entityOf(item, false), observations: [], observationTags: new Map(), metadata: {} } : entityOf(item));
-      for (const relation of this.relationsOf(id)) {
+      for (const relation of this.graph.relationsOf(id)) {
         if (relation.fromEntityId === id) page.relations.push(names ? { ...relation, metadata: {} } : relation);
       }
     }
@@ -162,35 +141,27 @@ export class WorkspaceIndex {
   searchNodes(query: string, limit: number): EntityNode[] {
     const needle = query.toLowerCase();
     const ranked: { rank: number; item: Item }[] = [];
-    for (const item of this.items.values()) {
-      item.lower ??= searchTextOf({ name: item.name, entityType: item.entityType, observations: [...item.observations.keys()] });
-      const rank = substringRank(item.lower, needle);
+    for (const item of this.graph.entities.values()) {
+      let lower = this.lowered.get(item.id);
+      if (!lower) {
+        lower = searchTextOf({ name: item.name, entityType: item.entityType, observations: contentsOf(item) });
+        this.lowered.set(item.id, lower);
+      }
+      const rank = substringRank(lower, needle);
       if (rank !== undefined) ranked.push({ rank, item });
     }
     return ranked
       .sort((a, b) => a.rank - b.rank || byCreation(a.item, b.item))
       .slice(0, limit)
-      .map(({ item }) => ({ entity: entityOf(item), relations: this.relationsOf(item.id) }));
+      .map(({ item }) => ({ entity: entityOf(item), relations: this.graph.relationsOf(item.id) }));
   }
 
   listTags(): TagDefinition[] {
-    return [...this.definitions.values()];
+    return [...this.graph.definitions.values()];
   }
 
   tagUsage(): TagUsage[] {
-    const usage = new Map<string, TagUsage>(
-      [...this.definitions.values()].map((tag) => [tag.name, { ...tag, entities: 0, observations: 0 }]),
-    );
-    const count = (name: string, field: "entities" | "observations") => {
-      const counts = usage.get(name) ?? { name, category: "", description: "", entities: 0, observations: 0 };
-      counts[field] += 1;
-      usage.set(name, counts);
-    };
-    for (const item of this.items.values()) {
-      for (const tag of item.tags) count(tag, "entities");
-      for (const tags of item.observations.values()) for (const tag of tags) count(tag, "observations");
-    }
-    return [...usage.values()];
+    return tagUsageOf(this.graph);
   }
 
   /**
@@ -203,7 +174,7 @@ export class WorkspaceIndex {
     const query = search.query?.trim() ?? "";
     let ranked: { item: Item; score: number; result?: SearchResult; exact: boolean }[];
     if (query === "") {
-      ranked = [...this.items.values()]
+      ranked = [...this.graph.entities.values()]
         .filter(admits)
         .sort((a, b) => compareText(a.name, b.name) || compareText(a.id, b.id))
         .map((item) => ({ item, score: 0, exact: false }));
@@ -214,12 +185,16 @@ export class WorkspaceIndex {
           boost: BOOST,
           prefix: (_term, i, terms) => i === terms.length - 1,
           fuzzy: FUZZY,
-          filter: (result) => admits(this.items.get(String(result.id))!),
+          filter: (result) => admits(this.graph.entities.get(String(result.id))!),
         })
         .map((result) => {
-          const item = this.items.get(String(result.id))!;
-          item.terms ??= normalizedText(item.name);
-          return { item, score: result.score, result, exact: item.terms === wanted };
+          const item = this.graph.entities.get(String(result.id))!;
+          let name = this.nameTerms.get(item.id);
+          if (name === undefined) {
+            name = normalizedText(item.name);
+            this.nameTerms.set(item.id, name);
+          }
+          return { item, score: result.score, result, exact: name === wanted };
         })
         .sort((a, b) => Number(b.exact) - Number(a.exact) || b.score - a.score || compareText(a.item.name, b.item.name));
     }
@@ -233,9 +208,7 @@ export class WorkspaceIndex {
       // The index terms that matched (prefix and typo expansions included), as observations are compared in.
       const terms = new Set(Object.keys(result?.match ?? {}));
       const fields = new Set<Field>(Object.values(result?.match ?? {}).flat() as Field[]);
-      const matchedObservations = result
-        ? [...item.observations.keys()].filter((content) => termsOf(content).some((t) => terms.has(t)))
-        : [];
+      const matchedObservations = result ? contentsOf(item).filter((content) => termsOf(content).some((t) => terms.has(t))) : [];
       return {
         entity: entityOf(item),
         score: Math.round(score * 1000) / 1000,
@@ -248,8 +221,8 @@ export class WorkspaceIndex {
   }
 
   searchRelations(search: RelationSearch, page: { after?: string; limit: number }): { relations: Relation[]; more: boolean } {
-    const typeOf = (id: string) => this.items.get(id)?.entityType;
-    const found = [...this.relations.values()]
+    const typeOf = (id: string) => this.graph.entities.get(id)?.entityType;
+    const found = [...this.graph.relations.values()]
       .filter(
         (relation) =>
           (search.relationType === undefined || relation.relationType === search.relationType) &&
@@ -270,46 +243,7 @@ export class WorkspaceIndex {
   }
 
   stats(): GraphStats {
-    const entityTypes = new Map<string, number>();
-    const relationTypes = new Map<string, number>();
-    const writes = new Map<string, number>();
-    const wrote = (principal: string | undefined) => principal !== undefined && writes.set(principal, (writes.get(principal) ?? 0) + 1);
-    let observations = 0;
-    const tags = new Set(this.definitions.keys());
-    for (const item of this.items.values()) {
-      entityTypes.set(item.entityType, (entityTypes.get(item.entityType) ?? 0) + 1);
-      observations += item.observations.size;
-      for (const tag of item.tags) tags.add(tag);
-      for (const names of item.observations.values()) for (const tag of names) tags.add(tag);
-      wroteItem(item, wrote);
-    }
-    for (const relation of this.relations.values()) {
-      relationTypes.set(relation.relationType, (relationTypes.get(relation.relationType) ?? 0) + 1);
-      wroteItem(relation, wrote);
-    }
-    const mostConnected = [...this.items.values()]
-      .map((item) => ({ id: item.id, name: item.name, entityType: item.entityType, degree: this.adjacency.get(item.id)?.size ?? 0 }))
-      .filter((entry) => entry.degree > 0)
-      .sort((a, b) => b.degree - a.degree || compareText(a.name, b.name))
-      .slice(0, MOST_CONNECTED);
-    const counted = <K extends string>(counts: Map<string, number>, key: K) =>
-      [...counts]
-        .sort((a, b) => b[1] - a[1] || compareText(a[0], b[0]))
-        .map(([value, count]) => ({ [key]: value, count }) as Record<K, string> & { count: number });
-    return {
-      entities: this.items.size,
-      relations: this.relations.size,
-      observations,
-      tags: tags.size,
-      entityTypes: counted(entityTypes, "entityType"),
-      relationTypes: counted(relationTypes, "relationType"),
-      mostConnected,
-      writesByPrincipal: [...writes]
-        .sort((a, b) => b[1] - a[1] || compareText(a[0], b[0]))
-        .map(([principal, count]) => ({ principal, writes: count })),
-      ...(this.firstWriteAt !== undefined ? { firstWriteAt: this.firstWriteAt } : {}),
-      ...(this.lastWriteAt !== undefined ? { lastWriteAt: this.lastWriteAt } : {}),
-    };
+    return statsOf(this.graph, { firstWriteAt: this.firstWriteAt, lastWriteAt: this.lastWriteAt });
   }
 
   /**
@@ -318,11 +252,11 @@ export class WorkspaceIndex {
    */
   traversal(): TraversalPort {
     const nodeOf = (id: string, direction: Direction): EntityNode | undefined => {
-      const item = this.items.get(id);
+      const item = this.graph.entities.get(id);
       if (!item) return undefined;
-      const relations = this.relationsOf(id).filter(
-        (relation) => (direction !== "in" && relation.fromEntityId === id) || (direction !== "out" && relation.toEntityId === id),
-      );
+      const relations = this.graph
+        .relationsOf(id)
+        .filter((relation) => (direction !== "in" && relation.fromEntityId === id) || (direction !== "out" && relation.toEntityId === id));
       return { entity: entityOf(item), relations };
     };
     return {
@@ -339,8 +273,9 @@ export class WorkspaceIndex {
    */
   private withoutCommonTerms(query: string): string {
     const terms = termsOf(query);
-    if (terms.length < 2 || this.items.size < PRUNE_FROM_ENTITIES) return query;
-    const rare = terms.filter((term, i) => i === terms.length - 1 || this.documentFrequency(term) * 2 <= this.items.size);
+    const entities = this.graph.entities.size;
+    if (terms.length < 2 || entities < PRUNE_FROM_ENTITIES) return query;
+    const rare = terms.filter((term, i) => i === terms.length - 1 || this.documentFrequency(term) * 2 <= entities);
     return rare.length === terms.length || rare.length === 0 ? query : rare.join(" ");
   }
 
@@ -363,229 +298,27 @@ export class WorkspaceIndex {
     if (search.createdBy !== undefined && item.createdBy !== search.createdBy) return false;
     if (search.updatedSince !== undefined && !(Date.parse(item.updatedAt) >= search.updatedSince)) return false;
     if (search.tags !== undefined && search.tags.length > 0) {
-      const carried = new Set(item.tags);
-      for (const names of item.observations.values()) for (const tag of names) carried.add(tag);
+      const carried = tagsCarriedBy(item);
       if (!search.tags.every((tag) => carried.has(tag))) return false;
     }
     return true;
   }
 
   private ids(): string[] {
-    this.sortedIds ??= [...this.items.keys()].sort(compareText);
+    this.sortedIds ??= [...this.graph.entities.keys()].sort(compareText);
     return this.sortedIds;
-  }
-
-  private relationsOf(entityId: string): Relation[] {
-    const ids = this.adjacency.get(entityId);
-    if (!ids) return [];
-    return [...ids].map((id) => this.relations.get(id)!).sort(byCreation);
-  }
-
-  private putEntity(entity: Entity, version = entity.version): void {
-    const observations = new Map<string, Set<string>>(
-      entity.observations.map((content) => [content, new Set(entity.observationTags.get(content))]),
-    );
-    this.items.set(entity.id, {
-      id: entity.id,
-      name: entity.name,
-      entityType: entity.entityType,
-      metadata: entity.metadata,
-      createdAt: entity.createdAt,
-      updatedAt: entity.updatedAt,
-      ...(entity.createdBy !== undefined ? { createdBy: entity.createdBy } : {}),
-      ...(entity.updatedBy !== undefined ? { updatedBy: entity.updatedBy } : {}),
-      order: entity.order,
-      ...(version !== undefined ? { version } : {}),
-      observations,
-      tags: new Set(entity.tags),
-    });
-    this.sortedIds = undefined;
-    this.stale.add(entity.id);
-    this.noteWrite(entity.createdAt, entity.updatedAt);
-  }
-
-  private putRelation(relation: IndexedRelation): void {
-    this.relations.set(relation.id, relation);
-    for (const end of [relation.fromEntityId, relation.toEntityId]) {
-      const ids = this.adjacency.get(end) ?? new Set<string>();
-      ids.add(relation.id);
-      this.adjacency.set(end, ids);
-    }
-    this.noteWrite(relation.createdAt, relation.updatedAt);
-  }
-
-  private dropRelation(relationId: string): void {
-    const relation = this.relations.get(relationId);
-    if (!relation) return;
-    this.relations.delete(relationId);
-    for (const end of [relation.fromEntityId, relation.toEntityId]) this.adjacency.get(end)?.delete(relationId);
   }
 
   private noteWrite(first: string, last: string): void {
     if (first && (this.firstWriteAt === undefined || first < this.firstWriteAt)) this.firstWriteAt = first;
     if (last && (this.lastWriteAt === undefined || last > this.lastWriteAt)) this.lastWriteAt = last;
   }
-
-  private applyChange(change: Change, event: ChangeEvent, position: number): void {
-    const item = change.entityId === undefined ? undefined : this.items.get(change.entityId);
-    const touched = () => {
-      if (!item) return;
-      item.lower = undefined;
-      this.stale.add(item.id);
-    };
-    switch (change.kind) {
-      case "entity.created":
-      case "entity.updated": {
-        const state = change.after as (EntityState & { version?: string }) | undefined;
-        if (!state || change.entityId === undefined) return;
-        if (item) {
-          Object.assign(item, { name: state.name, entityType: state.entityType, metadata: state.metadata ?? {} });
-          // A creation of an entity the index holds is one the scan already saw: its row's times and authors stand.
-          if (change.kind === "entity.updated") Object.assign(item, { updatedAt: event.at, updatedBy: event.principal });
-          if (state.version !== undefined) item.version = state.version;
-          touched();
-          return;
-        }
-        this.putEntity(
-          {
-            id: change.entityId,
-            name: state.name,
-            entityType: state.entityType,
-            metadata: state.metadata ?? {},
-            observations: [],
-            tags: [],
-            observationTags: new Map(),
-            createdAt: event.at,
-            updatedAt: event.at,
-            createdBy: event.principal,
-            updatedBy: event.principal,
-            order: orderKey(event.at, position),
-          },
-          state.version,
-        );
-        return;
-      }
-      case "entity.deleted": {
-        if (!item) return;
-        for (const relationId of [...(this.adjacency.get(item.id) ?? [])]) this.dropRelation(relationId);
-        this.adjacency.delete(item.id);
-        this.items.delete(item.id);
-        this.sortedIds = undefined;
-        this.stale.add(item.id);
-        return;
-      }
-      case "observation.created":
-        if (item && change.content !== undefined && !item.observations.has(change.content)) {
-          item.observations.set(change.content, new Set());
-          touched();
-        }
-        return;
-      case "observation.deleted":
-        if (item && change.content !== undefined && item.observations.delete(change.content)) touched();
-        return;
-      case "relation.created":
-      case "relation.updated": {
-        const state = change.after as (Partial<RelationState> & { version?: string }) | undefined;
-        if (!state || change.relationId === undefined) return;
-        const existing = this.relations.get(change.relationId);
-        const version = state.version ?? existing?.version;
-        this.putRelation({
-          id: change.relationId,
-          fromEntityId: state.fromEntityId ?? existing?.fromEntityId ?? "",
-          fromName: state.fromName ?? existing?.fromName ?? "",
-          toEntityId: state.toEntityId ?? existing?.toEntityId ?? "",
-          toName: state.toName ?? existing?.toName ?? "",
-          relationType: state.relationType ?? existing?.relationType ?? "",
-          metadata: state.metadata ?? existing?.metadata ?? {},
-          ...(existing && change.kind === "relation.created"
-            ? authorshipOf(existing)
-            : {
-                createdAt: existing?.createdAt ?? event.at,
-                updatedAt: event.at,
-                createdBy: existing?.createdBy ?? event.principal,
-                updatedBy: event.principal,
-              }),
-          order: existing?.order ?? orderKey(event.at, position),
-          ...(version !== undefined ? { version } : {}),
-        });
-        return;
-      }
-      case "relation.deleted":
-        if (change.relationId !== undefined) this.dropRelation(change.relationId);
-        return;
-      case "tag.created":
-      case "tag.updated":
-      case "tag.deleted": {
-        const name = change.tagName;
-        if (name === undefined) return;
-        if (change.entityId === undefined) {
-          // A tag definition (define_tag, delete_tags).
-          const state = change.after as { category?: string; description?: string } | undefined;
-          if (change.kind === "tag.deleted") this.definitions.delete(name);
-          else this.definitions.set(name, { name, category: state?.category ?? "", description: state?.description ?? "" });
-          return;
-        }
-        if (!item) return;
-        const target = change.observationId === undefined ? item.tags : this.observationTags(item, change.observationId);
-        if (!target) return;
-        if (change.kind === "tag.deleted") target.delete(name);
-        else {
-          target.add(name);
-          // Tagging creates the definition when the workspace has none (empty category and description).
-          if (!this.definitions.has(name)) this.definitions.set(name, { name, category: "", description: "" });
-        }
-        return;
-      }
-    }
-  }
-
-  private observationTags(item: Item, id: string): Set<string> | undefined {
-    for (const [content, tags] of item.observations) if (observationId(item.id, content) === id) return tags;
-    return undefined;
-  }
 }
+
+const contentsOf = (item: Item): string[] => [...item.observations.values()];
 
 function docOf(item: Item): Doc {
-  return { id: item.id, name: item.name, entityType: item.entityType, observations: [...item.observations.keys()].join("\n") };
-}
-
-function entityOf(item: Item, full = true): Entity {
-  const observationTags = new Map<string, string[]>();
-  if (full) for (const [content, tags] of item.observations) if (tags.size > 0) observationTags.set(content, [...tags].sort(compareText));
-  return {
-    id: item.id,
-    name: item.name,
-    entityType: item.entityType,
-    observations: full ? [...item.observations.keys()] : [],
-    tags: [...item.tags].sort(compareText),
-    observationTags,
-    metadata: item.metadata,
-    createdAt: item.createdAt,
-    updatedAt: item.updatedAt,
-    ...(item.createdBy !== undefined ? { createdBy: item.createdBy } : {}),
-    ...(item.updatedBy !== undefined ? { updatedBy: item.updatedBy } : {}),
-    order: item.order,
-    ...(full && item.version !== undefined ? { version: item.version } : {}),
-  };
-}
-
-/** The times and authors a row records, each author present only when recorded. */
-function authorshipOf(row: { createdAt: string; updatedAt: string; createdBy?: string; updatedBy?: string }) {
-  return {
-    createdAt: row.createdAt,
-    updatedAt: row.updatedAt,
-    ...(row.createdBy !== undefined ? { createdBy: row.createdBy } : {}),
-    ...(row.updatedBy !== undefined ? { updatedBy: row.updatedBy } : {}),
-  };
-}
-
-/** An entity or relation counts once for who created it, and once more for who last changed it after. */
-function wroteItem(
-  item: { createdBy?: string; updatedBy?: string; createdAt: string; updatedAt: string },
-  wrote: (principal: string | undefined) => unknown,
-): void {
-  wrote(item.createdBy);
-  if (item.updatedAt > item.createdAt) wrote(item.updatedBy);
+  return { id: item.id, name: item.name, entityType: item.entityType, observations: contentsOf(item).join("\n") };
 }
 
 /** The index of the first id after `after` in sorted `ids`. */

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "@jest/globals";
 import type { FeedTail, IndexSource, RegistryState, WorkspaceSnapshot } from "../../src/domain/ports/graphIndex.js";
 import type { ChangeEvent, FeedPosition } from "../../src/domain/feed/history.js";
+import { observationId } from "../../src/domain/model/ids.js";
 import type { EntityNode, TagDefinition } from "../../src/domain/model/model.js";
 import { IndexRegistry } from "../../src/search/registry.js";
 import { WorkspaceIndex } from "../../src/search/workspaceIndex.js";
@@ -55,8 +56,14 @@ describe("WorkspaceIndex", () => {
   test("applying events it already applied changes nothing", () => {
     const index = WorkspaceIndex.build(snapshot([node(1, "A", ["a1"]), node(2, "B", [])]), undefined);
     const events = [
-      event([{ kind: "observation.created", entityId: id(2), entityName: "B", observationId: "x", content: "b1" }], 1),
-      event([{ kind: "observation.deleted", entityId: id(1), entityName: "A", observationId: "y", content: "a1" }], 2),
+      event(
+        [{ kind: "observation.created", entityId: id(2), entityName: "B", observationId: observationId(id(2), "b1"), content: "b1" }],
+        1,
+      ),
+      event(
+        [{ kind: "observation.deleted", entityId: id(1), entityName: "A", observationId: observationId(id(1), "a1"), content: "a1" }],
+        2,
+      ),
       event(
         [
           {
