@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs";
+
 import { CHROMIUM_PATH, launchBrowser } from "../test/support/browser.js";
 import { median } from "./lib/stats.js";
 

@@ -1,8 +1,9 @@
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+
 import { runCli } from "../src/cli/main.js";
 import { createRuntime } from "../src/runtime.js";
 import { startAzuriteProcess } from "../test/support/azurite.js";

@@ -8,8 +8,9 @@
 import { spawnSync } from "node:child_process";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
-import type { WorkspaceSnapshot } from "../src/domain/ports/graphIndex.js";
+
 import type { EntityNode, Metadata, Relation } from "../src/domain/model/model.js";
+import type { WorkspaceSnapshot } from "../src/domain/ports/graphIndex.js";
 import { WorkspaceIndex } from "../src/search/workspaceIndex.js";
 import { entitySpec } from "./phases.js";
 

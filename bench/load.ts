@@ -1,4 +1,5 @@
 import autocannon from "autocannon";
+
 import { peakRssBytes, startChild } from "./lib/processes.js";
 import { connectMcp } from "./targets/ours.js";
 

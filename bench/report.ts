@@ -1,4 +1,5 @@
 import { cpus, loadavg, platform, release, totalmem } from "node:os";
+
 import type { BrowserFirstRender } from "./browser.js";
 import type { PhaseResult, ProbeResult } from "./phases.js";
 

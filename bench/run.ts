@@ -4,12 +4,13 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+
 import { browserUnavailable, measureFirstRender } from "./browser.js";
-import { parseBenchArgs, type BenchOptions } from "./lib/args.js";
-import { startChild, type ChildHandle } from "./lib/processes.js";
+import { type BenchOptions, parseBenchArgs } from "./lib/args.js";
+import { type ChildHandle, startChild } from "./lib/processes.js";
 import { median } from "./lib/stats.js";
 import { CORE_PHASES, lostWriteProbe, runPhase } from "./phases.js";
-import { markdown, newReport, type BenchReport } from "./report.js";
+import { type BenchReport, markdown, newReport } from "./report.js";
 import { startFloor } from "./targets/floor.js";
 import { startOurs } from "./targets/ours.js";
 import { serverMemoryEntry, startServerMemory } from "./targets/serverMemory.js";

@@ -10,15 +10,16 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+
+import { CLI_STORAGE_TIMEOUT_MS } from "../src/config/table.js";
 import { parseBenchArgs } from "./lib/args.js";
-import { startChild, type ChildHandle } from "./lib/processes.js";
+import { type ChildHandle, startChild } from "./lib/processes.js";
 import { CORE_PHASES, entityName, entitySpec, runPhase } from "./phases.js";
 import { markdown, newReport } from "./report.js";
 import { startFloor } from "./targets/floor.js";
 import { startOurs } from "./targets/ours.js";
 import { serverMemoryEntry, startServerMemory } from "./targets/serverMemory.js";
 import type { Target } from "./targets/types.js";
-import { CLI_STORAGE_TIMEOUT_MS } from "../src/config/table.js";
 
 const REPO = fileURLToPath(new URL("../../", import.meta.url));
 const SEARCH_PHASES = ["search_nodes", "read_graph", "search_entities", "search_relations", "get_stats"];

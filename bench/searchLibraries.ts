@@ -7,13 +7,15 @@
  * against its own estimate (WorkspaceIndex.estimatedBytes), which calibrates the memory cap.
  */
 import { performance } from "node:perf_hooks";
+
 import FlexSearch from "flexsearch";
 import MiniSearch from "minisearch";
-import type { WorkspaceSnapshot } from "../src/domain/ports/graphIndex.js";
+
 import type { Entity } from "../src/domain/model/model.js";
-import { WorkspaceIndex } from "../src/search/workspaceIndex.js";
+import type { WorkspaceSnapshot } from "../src/domain/ports/graphIndex.js";
 import { normalizedText, normalizeTerm, tokenize } from "../src/search/text.js";
-import { CORPUS, RANKING_CASES, type CorpusEntity } from "../test/support/searchCorpus.js";
+import { WorkspaceIndex } from "../src/search/workspaceIndex.js";
+import { CORPUS, type CorpusEntity, RANKING_CASES } from "../test/support/searchCorpus.js";
 import { entitySpec } from "./phases.js";
 
 const N = 10_000;

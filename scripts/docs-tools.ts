@@ -1,4 +1,5 @@
 import { readFileSync, writeFileSync } from "node:fs";
+
 import { ALL_TOOLS } from "../src/mcp/tools/index.js";
 import { renderToolsReference, withReadmeToolTable } from "./toolsReference.js";
 

@@ -1,6 +1,7 @@
 import { z } from "zod";
+
 import { workspaceName } from "../src/mcp/schemas.js";
-import { TOOLSETS, type AnyTool, type Toolset } from "../src/mcp/tool.js";
+import { type AnyTool, type Toolset, TOOLSETS } from "../src/mcp/tool.js";
 
 /**
  * The tools reference (docs/tools.md) and the README's tool table, rendered from the tool definitions

@@ -2,10 +2,11 @@
 // the files src/http/viewerAssets.ts serves. `npm run build` runs it (scripts/bundle.mjs), and so do the tests that open the
 // page (test/support/build.ts). Each file is written beside its place and renamed over it, so a server reading the folder
 // while another build runs never sees a half-written file.
-import { build } from "esbuild";
 import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { pid } from "node:process";
+
+import { build } from "esbuild";
 
 /** @param {string} root the repository root */
 export async function bundleViewer(root) {

@@ -1,14 +1,14 @@
-import { readSettings, type Door, type Settings } from "./config/settings.js";
+import { type Door, readSettings, type Settings } from "./config/settings.js";
+import { DEFAULT_INDEX_MAX_MB } from "./config/table.js";
 import type { CursorKeyProvider } from "./domain/model/cursor.js";
 import { composeServices, type Services } from "./domain/services/services.js";
 import { loggingInstrument, type ToolCallLog, type ToolInstrument } from "./mcp/instrument.js";
-import { connectStorage, type StorageConnection } from "./storage/table/client.js";
-import { tableCursorKey } from "./storage/cursorKey.js";
-import { TableGraphStore } from "./storage/tableGraphStore.js";
-import { TableIndexSource } from "./storage/reads/indexSource.js";
 import { IndexRegistry } from "./search/registry.js";
 import { ScanningGraphIndex } from "./search/scanningIndex.js";
-import { DEFAULT_INDEX_MAX_MB } from "./config/table.js";
+import { tableCursorKey } from "./storage/cursorKey.js";
+import { TableIndexSource } from "./storage/reads/indexSource.js";
+import { connectStorage, type StorageConnection } from "./storage/table/client.js";
+import { TableGraphStore } from "./storage/tableGraphStore.js";
 
 /**
  * The one composition root: what every entry point (Functions, `npm start`, the CLI, the bench

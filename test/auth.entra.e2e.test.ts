@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
 import { discoverOAuthProtectedResourceMetadata, extractWWWAuthenticateParams } from "@modelcontextprotocol/sdk/client/auth.js";
-import { checkResourceAllowed } from "@modelcontextprotocol/sdk/shared/auth-utils.js";
 import { OAuthProtectedResourceMetadataSchema } from "@modelcontextprotocol/sdk/shared/auth.js";
+import { checkResourceAllowed } from "@modelcontextprotocol/sdk/shared/auth-utils.js";
 import { base64url, generateKeyPair, SignJWT, UnsecuredJWT } from "jose";
-import { refusal, startTestIssuer, TEST_AUDIENCE, TEST_ISSUER, TEST_TENANT, type TestIssuer } from "./support/auth.js";
-import { connectClient, failed, ok, startTestServer, uniqueWorkspace, withTestServer, type TestServer } from "./support/harness.js";
+
 import { ALL_TOOLS } from "../src/mcp/tools/index.js";
+import { refusal, startTestIssuer, TEST_AUDIENCE, TEST_ISSUER, TEST_TENANT, type TestIssuer } from "./support/auth.js";
+import { connectClient, failed, ok, startTestServer, type TestServer, uniqueWorkspace, withTestServer } from "./support/harness.js";
 
 /** Every read-only tool, by its annotation: what a read-only caller must see, and all it may see. */
 const READ_ONLY_TOOLS = ALL_TOOLS.filter((tool) => tool.annotations.readOnlyHint)

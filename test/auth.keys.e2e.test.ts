@@ -1,9 +1,10 @@
 import { describe, expect, test } from "@jest/globals";
+
 import { hashApiKey } from "../src/http/auth/apiKeyVerifier.js";
-import { refusal } from "./support/auth.js";
-import { connectClient, failed, ok, uniqueWorkspace, withTestServers, type McpTestClient, type TestServer } from "./support/harness.js";
-import type { GraphOut } from "./support/outputs.js";
 import { ALL_TOOLS } from "../src/mcp/tools/index.js";
+import { refusal } from "./support/auth.js";
+import { connectClient, failed, type McpTestClient, ok, type TestServer, uniqueWorkspace, withTestServers } from "./support/harness.js";
+import type { GraphOut } from "./support/outputs.js";
 
 /** Every read-only tool, by its annotation: what a read-only caller must see, and all it may see. */
 const READ_ONLY_TOOLS = ALL_TOOLS.filter((tool) => tool.annotations.readOnlyHint)

@@ -1,9 +1,10 @@
-import { describe, expect, test } from "@jest/globals";
 import type { TableClient } from "@azure/data-tables";
+import { describe, expect, test } from "@jest/globals";
+
 import { entityId, observationId } from "../src/domain/model/ids.js";
 import { hashApiKey } from "../src/http/auth/apiKeyVerifier.js";
 import { rowKey } from "../src/storage/rows/keys.js";
-import { ok, uniqueWorkspace, withTestServers, type McpTestClient } from "./support/harness.js";
+import { type McpTestClient, ok, uniqueWorkspace, withTestServers } from "./support/harness.js";
 import type { Authored, GraphOut } from "./support/outputs.js";
 import { rawTable } from "./support/rawRows.js";
 

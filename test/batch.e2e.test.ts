@@ -2,9 +2,10 @@ import { describe, expect, test } from "@jest/globals";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { CallToolRequestSchema, ErrorCode } from "@modelcontextprotocol/sdk/types.js";
+
 import { BATCH_LIMITS, limitBatch } from "../src/http/batchLimits.js";
 import { withDeadline } from "../src/http/deadline.js";
-import { connectClient, ok, uniqueWorkspace, withTestServer, type TestServer } from "./support/harness.js";
+import { connectClient, ok, type TestServer, uniqueWorkspace, withTestServer } from "./support/harness.js";
 
 /**
  * Hardening: one small HTTP request must not cost hundreds of MB. A JSON-RPC batch is capped in

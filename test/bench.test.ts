@@ -1,8 +1,10 @@
-import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+
+import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
+
 import type { BenchReport } from "../bench/report.js";
 import { browserAvailable } from "./support/browser.js";
 import { buildOnce } from "./support/build.js";

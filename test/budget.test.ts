@@ -1,5 +1,6 @@
 import { describe, expect, test } from "@jest/globals";
-import { withServerAndClient, ok, uniqueWorkspace, type McpTestClient, type TestServer } from "./support/harness.js";
+
+import { type McpTestClient, ok, type TestServer, uniqueWorkspace, withServerAndClient } from "./support/harness.js";
 
 /**
  * Storage round trips per tool call, counted by the request-counting policy on the server's

@@ -1,7 +1,8 @@
 import { beforeAll, describe, expect, test } from "@jest/globals";
-import fc from "fast-check";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { failed, ok, uniqueWorkspace, withServerAndClient, type McpTestClient } from "./support/harness.js";
+import fc from "fast-check";
+
+import { failed, type McpTestClient, ok, uniqueWorkspace, withServerAndClient } from "./support/harness.js";
 
 /**
  * maxChars budgets (docs/navigate.md#budgets): an answer's text never exceeds the budget, it stops

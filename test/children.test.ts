@@ -1,7 +1,9 @@
-import { describe, expect, test } from "@jest/globals";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+
+import { describe, expect, test } from "@jest/globals";
+
 import { ROOT } from "./support/build.js";
 import { spawnChild, waitForExit } from "./support/children.js";
 

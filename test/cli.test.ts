@@ -1,12 +1,14 @@
-import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { createHash } from "node:crypto";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+
+import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
+
 import { entityId, observationId } from "../src/domain/model/ids.js";
 import { rowKey } from "../src/storage/rows/keys.js";
 import { generatedGraph, kindCounts, runCliCaptured } from "./support/cli.js";
-import { connectClient, ok, uniqueWorkspace, withTestServer, type TestServer } from "./support/harness.js";
+import { connectClient, ok, type TestServer, uniqueWorkspace, withTestServer } from "./support/harness.js";
 import type { OfficialGraph } from "./support/outputs.js";
 import { partitionRows } from "./support/rawRows.js";
 import { startServerMemory } from "./support/serverMemory.js";

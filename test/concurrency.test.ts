@@ -1,7 +1,8 @@
-import { describe, expect, test } from "@jest/globals";
 import type { TableClient } from "@azure/data-tables";
+import { describe, expect, test } from "@jest/globals";
+
 import { keyRange, rowKey } from "../src/storage/rows/keys.js";
-import { ok, uniqueWorkspace, withServerAndClient, type McpTestClient } from "./support/harness.js";
+import { type McpTestClient, ok, uniqueWorkspace, withServerAndClient } from "./support/harness.js";
 import type { GraphOut } from "./support/outputs.js";
 import { partitionRows, rawTable } from "./support/rawRows.js";
 

@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
+
 import { createRuntimeHandler } from "../src/http/runtimeHandler.js";
-import { createRuntime } from "../src/runtime.js";
 import { listen, type RunningServer } from "../src/local/server.js";
+import { createRuntime } from "../src/runtime.js";
 import { connectStorage } from "../src/storage/table/client.js";
+import { TEST_TABLE, testConnectionString } from "./support/harness.js";
 import { rawRequest } from "./support/rawHttp.js";
-import { testConnectionString, TEST_TABLE } from "./support/harness.js";
 
 /**
  * The MCP conformance suite's `dns-rebinding-protection` scenario, against the local server with

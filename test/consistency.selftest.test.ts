@@ -1,9 +1,10 @@
 import { describe, expect, test } from "@jest/globals";
-import { diffGraphs, graphOfView, statsOf, statsOfView, diffKeyed } from "./support/checker/compare.js";
-import { lostWrites, type Call } from "./support/checker/history.js";
+
+import { relationRowKeys, rowKey, tagLinkKeys } from "../src/storage/rows/keys.js";
+import { diffGraphs, diffKeyed, graphOfView, statsOf, statsOfView } from "./support/checker/compare.js";
+import { type Call, lostWrites } from "./support/checker/history.js";
 import { graphOfRows, orphans } from "./support/checker/model.js";
 import { groupByInstance } from "./support/checker/run.js";
-import { relationRowKeys, rowKey, tagLinkKeys } from "../src/storage/rows/keys.js";
 import type { RawRow } from "./support/rawRows.js";
 
 /**

@@ -1,8 +1,9 @@
 import { describe, expect, test } from "@jest/globals";
+
 import { TOOLSETS } from "../src/mcp/tool.js";
-import { connectClient, startTestServer } from "./support/harness.js";
 import { WRITE_GENERATORS } from "./support/checker/generator.js";
-import { formatReport, runChecker, type CheckerOptions } from "./support/checker/run.js";
+import { type CheckerOptions, formatReport, runChecker } from "./support/checker/run.js";
+import { connectClient, startTestServer } from "./support/harness.js";
 
 /**
  * The randomized concurrency checker (docs/reliability.md#the-consistency-checker): several instances on one storage,

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "@jest/globals";
-import { withServerAndClient, connectClient, failed, ok, uniqueWorkspace, type McpTestClient, type TestServer } from "./support/harness.js";
+
+import { connectClient, failed, type McpTestClient, ok, type TestServer, uniqueWorkspace, withServerAndClient } from "./support/harness.js";
 import type { GraphOut } from "./support/outputs.js";
 
 let server: TestServer;

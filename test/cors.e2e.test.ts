@@ -1,6 +1,7 @@
 import { describe, expect, test } from "@jest/globals";
+
 import { hashApiKey } from "../src/http/auth/apiKeyVerifier.js";
-import { connectClient, ok, uniqueWorkspace, withTestServer, type TestServer } from "./support/harness.js";
+import { connectClient, ok, type TestServer, uniqueWorkspace, withTestServer } from "./support/harness.js";
 
 /**
  * MEMORY_ALLOWED_ORIGINS lets a browser in: preflight is answered for listed origins, and their

@@ -1,17 +1,19 @@
-import { afterAll, describe, expect, test } from "@jest/globals";
 import { randomBytes } from "node:crypto";
-import { connectStorage, type StorageConnection } from "../src/storage/table/client.js";
+
+import { afterAll, describe, expect, test } from "@jest/globals";
+
 import { CURSOR_KEY_PARTITION, tableCursorKey } from "../src/storage/cursorKey.js";
+import { connectStorage, type StorageConnection } from "../src/storage/table/client.js";
 import {
   connectClient,
   failed,
+  type McpTestClient,
   ok,
   startTestServer,
   testConnectionString,
+  type TestServer,
   uniqueWorkspace,
   withTestServers,
-  type McpTestClient,
-  type TestServer,
 } from "./support/harness.js";
 import { rawTable } from "./support/rawRows.js";
 

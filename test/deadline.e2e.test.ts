@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
-import { createAuthenticator } from "../src/http/auth/authenticate.js";
+
 import { readAuthSettings } from "../src/config/auth.js";
-import { createServices } from "../src/runtime.js";
+import { createAuthenticator } from "../src/http/auth/authenticate.js";
 import { createHandler, type FetchHandler } from "../src/http/handler.js";
 import { tableReadiness } from "../src/http/readiness.js";
+import { listen, type RunningServer } from "../src/local/server.js";
 import type { ToolInstrument } from "../src/mcp/instrument.js";
 import { ALL_TOOLSETS } from "../src/mcp/toolsets.js";
-import { listen, type RunningServer } from "../src/local/server.js";
+import { createServices } from "../src/runtime.js";
 import { connectStorage } from "../src/storage/table/client.js";
 import { connectClient, TEST_TABLE, testConnectionString, uniqueWorkspace } from "./support/harness.js";
 

@@ -1,11 +1,12 @@
-import { describe, expect, test } from "@jest/globals";
 import type { TableClient } from "@azure/data-tables";
-import { failed, ok, uniqueWorkspace, withServerAndClient } from "./support/harness.js";
-import type { McpTestClient, TestServer } from "./support/harness.js";
+import { describe, expect, test } from "@jest/globals";
+
 import { entityId, observationId } from "../src/domain/model/ids.js";
 import { rowKey } from "../src/storage/rows/keys.js";
-import { injectFaults, type FaultInjector } from "./support/faultInjector.js";
-import { partitionRows, rawTable, type RawRow } from "./support/rawRows.js";
+import { type FaultInjector, injectFaults } from "./support/faultInjector.js";
+import type { McpTestClient, TestServer } from "./support/harness.js";
+import { failed, ok, uniqueWorkspace, withServerAndClient } from "./support/harness.js";
+import { partitionRows, type RawRow, rawTable } from "./support/rawRows.js";
 
 /**
  * delete_entities racing writers, and interrupted part-way. What must hold: an acknowledged write is

@@ -1,8 +1,9 @@
-import { describe, expect, test } from "@jest/globals";
 import type { TableClient } from "@azure/data-tables";
+import { describe, expect, test } from "@jest/globals";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { failed, ok, uniqueWorkspace, withTestServers } from "./support/harness.js";
+
 import type { McpTestClient, TestServer } from "./support/harness.js";
+import { failed, ok, uniqueWorkspace, withTestServers } from "./support/harness.js";
 import { partitionRows, type RawRow } from "./support/rawRows.js";
 
 /**

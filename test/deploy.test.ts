@@ -1,9 +1,11 @@
-import { beforeAll, describe, expect, test } from "@jest/globals";
 import { execFileSync, spawnSync } from "node:child_process";
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+
+import { beforeAll, describe, expect, test } from "@jest/globals";
 import ignore from "ignore";
+
 import { buildOnce } from "./support/build.js";
 
 /**

@@ -1,8 +1,9 @@
 import { describe, expect, test } from "@jest/globals";
-import { hashApiKey } from "../src/http/auth/apiKeyVerifier.js";
+
 import { readAuthSettings } from "../src/config/auth.js";
+import { hashApiKey } from "../src/http/auth/apiKeyVerifier.js";
+import { type TestServer, withTestServer } from "./support/harness.js";
 import { rawRequest } from "./support/rawHttp.js";
-import { withTestServer, type TestServer } from "./support/harness.js";
 
 /**
  * Hardening: the Host header must not be reflected into authorization discovery where a shared

@@ -1,9 +1,10 @@
-import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
 import type { HttpFunctionOptions, HttpHandler } from "@azure/functions";
+import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
+
 import { hashApiKey } from "../src/http/auth/apiKeyVerifier.js";
 import { viewerBuildOnce } from "./support/build.js";
 import { invokeFunction, registerFunctions } from "./support/functions.js";
-import { testConnectionString, withTestServer, type TestServer } from "./support/harness.js";
+import { testConnectionString, type TestServer, withTestServer } from "./support/harness.js";
 
 /**
  * Both doors answer alike: every method on every route, through the Azure Functions handler

@@ -1,6 +1,8 @@
-import { describe, expect, test } from "@jest/globals";
 import { monitorEventLoopDelay } from "node:perf_hooks";
-import { ok, uniqueWorkspace, withServerAndClient, type McpTestClient, type TestServer } from "./support/harness.js";
+
+import { describe, expect, test } from "@jest/globals";
+
+import { type McpTestClient, ok, type TestServer, uniqueWorkspace, withServerAndClient } from "./support/harness.js";
 
 /**
  * Issue #21, defect 5: one detect_duplicate_entities call on a hostile workspace (every name shares a word, each entity

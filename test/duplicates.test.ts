@@ -1,6 +1,7 @@
 import { describe, expect, test } from "@jest/globals";
-import { failed, ok, uniqueWorkspace, withServerAndClient, type McpTestClient, type TestServer } from "./support/harness.js";
+
 import { CORPUS, CORPUS_RELATIONS, KNOWN_DIFFERENT, KNOWN_DUPLICATES, pairKey } from "./support/duplicateCorpus.js";
+import { failed, type McpTestClient, ok, type TestServer, uniqueWorkspace, withServerAndClient } from "./support/harness.js";
 
 /** detect_duplicate_entities through MCP on the fixed corpus (test/support/duplicateCorpus.ts). */
 let server: TestServer;

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "@jest/globals";
-import { failed, ok, uniqueWorkspace, withServerAndClient, type McpTestClient, type TestServer } from "./support/harness.js";
+
+import { failed, type McpTestClient, ok, type TestServer, uniqueWorkspace, withServerAndClient } from "./support/harness.js";
 
 /**
  * get_entity_relations carries the entity's own version (docs/curate.md#versions), so a client that read an entity's relations

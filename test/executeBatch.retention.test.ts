@@ -1,7 +1,9 @@
-import { describe, expect, test } from "@jest/globals";
 import { createHash } from "node:crypto";
+
+import { describe, expect, test } from "@jest/globals";
+
 import { rowKey } from "../src/storage/rows/keys.js";
-import { ok, uniqueWorkspace, withServerAndClient, type McpTestClient, type TestServer } from "./support/harness.js";
+import { type McpTestClient, ok, type TestServer, uniqueWorkspace, withServerAndClient } from "./support/harness.js";
 import type { BatchAnswer } from "./support/outputs.js";
 import { partitionRows } from "./support/rawRows.js";
 

@@ -1,27 +1,29 @@
-import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
+import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { randomBytes } from "node:crypto";
+
 import { AzureNamedKeyCredential, generateAccountSas, odata, TableServiceClient } from "@azure/data-tables";
+import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+
 import { readSettings } from "../src/config/settings.js";
 import type { RunningServer } from "../src/local/server.js";
 import type { StorageConnection } from "../src/storage/table/client.js";
-import { startAzuriteProcess, type AzuriteProcess } from "./support/azurite.js";
+import { type AzuriteProcess, startAzuriteProcess } from "./support/azurite.js";
 import {
   connectClient,
   failed,
+  type McpTestClient,
   ok,
   startTestServer,
   TEST_TABLE,
+  type TestServer,
   uniqueWorkspace,
   withServerAndClient,
-  type McpTestClient,
-  type TestServer,
 } from "./support/harness.js";
-import { rawTable } from "./support/rawRows.js";
 import type { GraphOut } from "./support/outputs.js";
+import { rawTable } from "./support/rawRows.js";
 
 /**
  * Storage outages, against a separate Azurite this file controls (the shared one must stay up for

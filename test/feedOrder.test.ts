@@ -1,6 +1,7 @@
 import { describe, expect, test } from "@jest/globals";
-import { connectClient, ok, startTestServer, uniqueWorkspace, withTestServers } from "./support/harness.js";
+
 import type { McpTestClient, TestServer } from "./support/harness.js";
+import { connectClient, ok, startTestServer, uniqueWorkspace, withTestServers } from "./support/harness.js";
 import { injectRaces, type RaceInjector } from "./support/raceInjector.js";
 import { partitionRows } from "./support/rawRows.js";
 

@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, test } from "@jest/globals";
+
 import { handleFunctionsRequest } from "../src/functions/adapter.js";
 import { invokeFunction } from "./support/functions.js";
 import { testConnectionString } from "./support/harness.js";

@@ -1,5 +1,6 @@
-import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
 import type { HttpFunctionOptions, HttpHandler } from "@azure/functions";
+import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
+
 import { invokeFunction, registerFunctions } from "./support/functions.js";
 import { testConnectionString, uniqueWorkspace } from "./support/harness.js";
 

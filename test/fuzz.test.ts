@@ -1,7 +1,8 @@
 import { describe, expect, test } from "@jest/globals";
-import fc from "fast-check";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { ok, uniqueWorkspace, withServerAndClient, type McpTestClient, type TestServer } from "./support/harness.js";
+import fc from "fast-check";
+
+import { type McpTestClient, ok, type TestServer, uniqueWorkspace, withServerAndClient } from "./support/harness.js";
 
 /**
  * Property-based fuzzing of the MCP surface with fast-check. A failing run prints its seed and the

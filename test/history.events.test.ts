@@ -1,11 +1,12 @@
 import { describe, expect, test } from "@jest/globals";
+
 import type { Change, ChangeEvent } from "../src/domain/feed/history.js";
 import { entityId, relationId } from "../src/domain/model/ids.js";
 import { toChangeEvent } from "../src/storage/rows/events.js";
 import { keyRange, rowKey } from "../src/storage/rows/keys.js";
 import { stampOf } from "../src/storage/rows/rowWrites.js";
 import { commit } from "../src/storage/writes/transactions.js";
-import { failed, ok, uniqueWorkspace, withServerAndClient, type McpTestClient, type TestServer } from "./support/harness.js";
+import { failed, type McpTestClient, ok, type TestServer, uniqueWorkspace, withServerAndClient } from "./support/harness.js";
 import { partitionRows } from "./support/rawRows.js";
 
 /**

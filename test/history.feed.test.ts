@@ -1,8 +1,9 @@
 import { describe, expect, test } from "@jest/globals";
+
 import type { ChangeEvent, FeedPosition } from "../src/domain/feed/history.js";
 import { CLOCK_SKEW_ALLOWANCE_MS, feedLatenessMs } from "../src/storage/table/client.js";
 import { TableGraphStore } from "../src/storage/tableGraphStore.js";
-import { ok, uniqueWorkspace, withServerAndClient, type McpTestClient, type TestServer } from "./support/harness.js";
+import { type McpTestClient, ok, type TestServer, uniqueWorkspace, withServerAndClient } from "./support/harness.js";
 
 /** changesSince: the feed primitive (docs/history.md#the-change-feed), against real Azurite. */
 let server: TestServer;

@@ -1,7 +1,8 @@
 import { describe, expect, test } from "@jest/globals";
+
 import { entityId, observationId } from "../src/domain/model/ids.js";
 import { rowKey } from "../src/storage/rows/keys.js";
-import { failed, ok, uniqueWorkspace, withTestServers, type McpTestClient, type TestServer } from "./support/harness.js";
+import { failed, type McpTestClient, ok, type TestServer, uniqueWorkspace, withTestServers } from "./support/harness.js";
 import { injectRaces, type RaceInjector } from "./support/raceInjector.js";
 import { eventRowKeys, partitionRows, type RawRow } from "./support/rawRows.js";
 

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "@jest/globals";
+
 import { rowKey } from "../src/storage/rows/keys.js";
-import { failed, ok, uniqueWorkspace, withServerAndClient, type McpTestClient, type TestServer } from "./support/harness.js";
+import { failed, type McpTestClient, ok, type TestServer, uniqueWorkspace, withServerAndClient } from "./support/harness.js";
 import { eventRowKeys } from "./support/rawRows.js";
 
 /** MEMORY_HISTORY_RETENTION_DAYS: lazy pruning, at most one extra request per call, and as-of reads that refuse a pruned past. */

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "@jest/globals";
-import { failed, ok, uniqueWorkspace, withServerAndClient, type McpTestClient, type TestServer } from "./support/harness.js";
+
+import { failed, type McpTestClient, ok, type TestServer, uniqueWorkspace, withServerAndClient } from "./support/harness.js";
 import type { GraphOut } from "./support/outputs.js";
 import { partitionRows } from "./support/rawRows.js";
 

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "@jest/globals";
-import { withTestServer, type TestServer } from "./support/harness.js";
+
+import { type TestServer, withTestServer } from "./support/harness.js";
 
 /**
  * Every HTTP error answer has the documented body `{error, message}` (docs/usage.md), including the refusals the MCP SDK's

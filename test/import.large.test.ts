@@ -1,9 +1,11 @@
-import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+
+import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
+
 import { connectStorage } from "../src/storage/table/client.js";
-import { startAzuriteProcess, type AzuriteProcess } from "./support/azurite.js";
+import { type AzuriteProcess, startAzuriteProcess } from "./support/azurite.js";
 import { generatedGraph, kindCounts, runCliCaptured } from "./support/cli.js";
 import { TEST_TABLE } from "./support/harness.js";
 

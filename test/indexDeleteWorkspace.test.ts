@@ -1,7 +1,8 @@
-import { describe, expect, test } from "@jest/globals";
 import { RestError } from "@azure/core-rest-pipeline";
-import { connectClient, failed, ok, startTestServer, uniqueWorkspace, withTestServers } from "./support/harness.js";
+import { describe, expect, test } from "@jest/globals";
+
 import type { McpTestClient, TestServer } from "./support/harness.js";
+import { connectClient, failed, ok, startTestServer, uniqueWorkspace, withTestServers } from "./support/harness.js";
 import { partitionRows } from "./support/rawRows.js";
 
 /**

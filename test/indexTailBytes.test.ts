@@ -1,5 +1,6 @@
 import { describe, expect, test } from "@jest/globals";
-import { ok, uniqueWorkspace, withTestServers, type McpTestClient, type TestServer } from "./support/harness.js";
+
+import { type McpTestClient, ok, type TestServer, uniqueWorkspace, withTestServers } from "./support/harness.js";
 
 /**
  * Issue #21, defect 11: after a burst of writes, an index-served read of the unchanged workspace downloads only what is new

@@ -1,7 +1,8 @@
 import { afterAll, describe, expect, test } from "@jest/globals";
+
 import { runKeysCommand } from "../src/cli/keys.js";
 import { refusal } from "./support/auth.js";
-import { connectClient, ok, startTestServer, uniqueWorkspace, type TestServer } from "./support/harness.js";
+import { connectClient, ok, startTestServer, type TestServer, uniqueWorkspace } from "./support/harness.js";
 
 /** `central-memory keys create`: called as the CLI dispatcher will call it, its output fed to a real server. */
 async function run(args: string[]): Promise<{ code: number; out: string; err: string }> {

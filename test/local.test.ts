@@ -1,8 +1,10 @@
-import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
 import type { ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+
+import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
+
 import { buildOnce, ROOT as root } from "./support/build.js";
 import { spawnChild, waitForExit, waitForOutput } from "./support/children.js";
 import { connectClient, ok, uniqueWorkspace } from "./support/harness.js";

@@ -1,9 +1,11 @@
-import { describe, expect, test } from "@jest/globals";
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+
+import { describe, expect, test } from "@jest/globals";
+
 import { readSettings } from "../src/config/settings.js";
 import { openLocalStorage as openWith } from "../src/local/storage.js";
 import { testConnectionString } from "./support/harness.js";

@@ -1,11 +1,12 @@
-import { describe, expect, test } from "@jest/globals";
 import type { TableClient } from "@azure/data-tables";
+import { describe, expect, test } from "@jest/globals";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+
 import { entityId } from "../src/domain/model/ids.js";
 import { ownerOf, relationRowKeys } from "../src/storage/rows/keys.js";
-import { failed, ok, uniqueWorkspace, withTestServers } from "./support/harness.js";
 import type { McpTestClient } from "./support/harness.js";
-import { partitionRows, rawTable, type RawRow } from "./support/rawRows.js";
+import { failed, ok, uniqueWorkspace, withTestServers } from "./support/harness.js";
+import { partitionRows, type RawRow, rawTable } from "./support/rawRows.js";
 
 /**
  * merge_entities racing other writes (docs/curate.md#merge_entities, docs/architecture.md "Concurrency rules"), through

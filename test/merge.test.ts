@@ -1,8 +1,9 @@
 import { describe, expect, test } from "@jest/globals";
-import { failed, ok, uniqueWorkspace, withServerAndClient, type McpTestClient, type TestServer } from "./support/harness.js";
-import { injectFaults, type FaultInjector } from "./support/faultInjector.js";
+
 import { entityId } from "../src/domain/model/ids.js";
 import { relationRowKeys, rowKey } from "../src/storage/rows/keys.js";
+import { type FaultInjector, injectFaults } from "./support/faultInjector.js";
+import { failed, type McpTestClient, ok, type TestServer, uniqueWorkspace, withServerAndClient } from "./support/harness.js";
 import { partitionRows, type RawRow } from "./support/rawRows.js";
 
 /**

@@ -1,11 +1,12 @@
 import { beforeAll, describe, expect, test } from "@jest/globals";
+
 import { entityId } from "../src/domain/model/ids.js";
 import { LIMITS } from "../src/domain/model/limits.js";
 import type { Direction, EntityNode } from "../src/domain/model/model.js";
 import { neighbors, shortestPath, type TraversalPort } from "../src/domain/rules/navigation.js";
-import { TableTraversal } from "../src/storage/reads/traversal.js";
 import { createServices } from "../src/runtime.js";
-import { failed, ok, uniqueWorkspace, withServerAndClient, type McpTestClient, type TestServer } from "./support/harness.js";
+import { TableTraversal } from "../src/storage/reads/traversal.js";
+import { failed, type McpTestClient, ok, type TestServer, uniqueWorkspace, withServerAndClient } from "./support/harness.js";
 
 /**
  * get_neighbors and find_path on a generated graph of 500 entities, checked against a plain BFS

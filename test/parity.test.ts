@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
-import { connectClient, failed, ok, uniqueWorkspace, withTestServer, type McpTestClient, type TestServer } from "./support/harness.js";
+
+import { connectClient, failed, type McpTestClient, ok, type TestServer, uniqueWorkspace, withTestServer } from "./support/harness.js";
 import type { OfficialGraph } from "./support/outputs.js";
-import { startServerMemory, type ServerMemory } from "./support/serverMemory.js";
+import { type ServerMemory, startServerMemory } from "./support/serverMemory.js";
 
 /**
  * Parity with the official memory server (@modelcontextprotocol/server-memory 2026.8.31): the same

@@ -1,8 +1,9 @@
-import { describe, expect, test } from "@jest/globals";
 import type { TableClient } from "@azure/data-tables";
+import { describe, expect, test } from "@jest/globals";
+
+import type { McpTestClient, TestServer } from "./support/harness.js";
 import { ok, uniqueWorkspace, withServerAndClient } from "./support/harness.js";
 import { partitionRows, rawTable } from "./support/rawRows.js";
-import type { McpTestClient, TestServer } from "./support/harness.js";
 
 /**
  * upsert_relation on an existing relation is a create (409) then a merge. A delete_relations that lands between the two

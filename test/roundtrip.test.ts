@@ -1,5 +1,6 @@
 import { describe, expect, test } from "@jest/globals";
-import { withServerAndClient, failed, ok, uniqueWorkspace, type McpTestClient } from "./support/harness.js";
+
+import { failed, type McpTestClient, ok, uniqueWorkspace, withServerAndClient } from "./support/harness.js";
 import type { GraphOut } from "./support/outputs.js";
 
 let mcp: McpTestClient;

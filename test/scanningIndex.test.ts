@@ -1,7 +1,8 @@
 import { describe, expect, test } from "@jest/globals";
+
 import type { Actor } from "../src/domain/model/model.js";
 import { createServices } from "../src/runtime.js";
-import { ok, uniqueWorkspace, withServerAndClient, type McpTestClient, type TestServer } from "./support/harness.js";
+import { type McpTestClient, ok, type TestServer, uniqueWorkspace, withServerAndClient } from "./support/harness.js";
 
 /**
  * The GraphIndex's second adapter (src/search/scanningIndex.ts): with no index kept, every whole-workspace read scans once

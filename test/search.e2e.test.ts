@@ -1,7 +1,8 @@
 import { beforeAll, describe, expect, test } from "@jest/globals";
+
 import { hashApiKey } from "../src/http/auth/apiKeyVerifier.js";
-import { connectClient, failed, ok, startTestServer, uniqueWorkspace, withTestServers } from "./support/harness.js";
 import type { McpTestClient, TestServer } from "./support/harness.js";
+import { connectClient, failed, ok, startTestServer, uniqueWorkspace, withTestServers } from "./support/harness.js";
 import type { SearchHits } from "./support/outputs.js";
 
 /**

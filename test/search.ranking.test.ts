@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, test } from "@jest/globals";
-import { ok, uniqueWorkspace, withServerAndClient, type McpTestClient } from "./support/harness.js";
+
+import { type McpTestClient, ok, uniqueWorkspace, withServerAndClient } from "./support/harness.js";
 import type { SearchHits } from "./support/outputs.js";
 import { CORPUS, RANKING_CASES } from "./support/searchCorpus.js";
 

@@ -1,7 +1,9 @@
-import { describe, expect, test } from "@jest/globals";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+
+import { describe, expect, test } from "@jest/globals";
+
 import { spawnChild, waitForExit } from "./support/children.js";
 
 /**

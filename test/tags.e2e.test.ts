@@ -1,7 +1,8 @@
 import { describe, expect, test } from "@jest/globals";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+
 import { rowKey } from "../src/storage/rows/keys.js";
-import { withServerAndClient, connectClient, failed, ok, uniqueWorkspace, type McpTestClient, type TestServer } from "./support/harness.js";
+import { connectClient, failed, type McpTestClient, ok, type TestServer, uniqueWorkspace, withServerAndClient } from "./support/harness.js";
 import type { OfficialGraph } from "./support/outputs.js";
 import { partitionRows } from "./support/rawRows.js";
 

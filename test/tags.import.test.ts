@@ -1,6 +1,7 @@
 import { describe, expect, test } from "@jest/globals";
+
 import type { ImportInput } from "../src/domain/services/importGraph.js";
-import { connectClient, ok, uniqueWorkspace, withTestServer, type TestServer } from "./support/harness.js";
+import { connectClient, ok, type TestServer, uniqueWorkspace, withTestServer } from "./support/harness.js";
 import { partitionRows } from "./support/rawRows.js";
 
 /** Importing tags (what the CLI's import hands the domain), against real storage, checked through the MCP server. */

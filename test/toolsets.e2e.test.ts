@@ -1,16 +1,17 @@
 import { describe, expect, test } from "@jest/globals";
-import { TOOLSETS } from "../src/mcp/tool.js";
+
 import { readSettings } from "../src/config/settings.js";
+import { TOOLSETS } from "../src/mcp/tool.js";
 import { ALL_TOOLS } from "../src/mcp/tools/index.js";
 import {
   connectClient,
   failed,
+  type McpTestClient,
   ok,
   startTestServer,
+  type TestServer,
   uniqueWorkspace,
   withTestServer,
-  type McpTestClient,
-  type TestServer,
 } from "./support/harness.js";
 
 /** Tool groups: MEMORY_TOOLSETS sets the default, `?toolsets=` on the MCP URL chooses per connection. */

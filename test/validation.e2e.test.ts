@@ -1,6 +1,7 @@
 import { describe, expect, test } from "@jest/globals";
+
 import { ALL_TOOLS } from "../src/mcp/tools/index.js";
-import { failed, ok, uniqueWorkspace, withServerAndClient, type McpTestClient } from "./support/harness.js";
+import { failed, type McpTestClient, ok, uniqueWorkspace, withServerAndClient } from "./support/harness.js";
 import type { GraphOut } from "./support/outputs.js";
 
 /**

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "@jest/globals";
+
 import { entityId } from "../src/domain/model/ids.js";
-import { failed, ok, uniqueWorkspace, withServerAndClient, type McpTestClient, type TestServer } from "./support/harness.js";
+import { failed, type McpTestClient, ok, type TestServer, uniqueWorkspace, withServerAndClient } from "./support/harness.js";
 import type { GraphOut } from "./support/outputs.js";
 import { injectRaces, type RaceInjector } from "./support/raceInjector.js";
 import { partitionRows, rawTable } from "./support/rawRows.js";

@@ -1,8 +1,9 @@
 import { beforeAll, describe, expect, test } from "@jest/globals";
+
 import { hashApiKey } from "../src/http/auth/apiKeyVerifier.js";
 import { ALL_TOOLS } from "../src/mcp/tools/index.js";
 import { viewerBuildOnce } from "./support/build.js";
-import { ok, startTestServer, uniqueWorkspace, withServerAndClient, type McpTestClient, type TestServer } from "./support/harness.js";
+import { type McpTestClient, ok, startTestServer, type TestServer, uniqueWorkspace, withServerAndClient } from "./support/harness.js";
 
 /**
  * Who may open the viewer (issue #17), over plain HTTP against the real server with keys on: the page and its data route

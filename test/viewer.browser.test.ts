@@ -1,10 +1,12 @@
-import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
 import { copyFileSync, mkdirSync } from "node:fs";
+
+import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
 import type { Browser, Page } from "playwright-core";
+
 import { hashApiKey } from "../src/http/auth/apiKeyVerifier.js";
 import { browserAvailable, launchBrowser } from "./support/browser.js";
 import { viewerBuildOnce } from "./support/build.js";
-import { connectClient, ok, startTestServer, uniqueWorkspace, type McpTestClient, type TestServer } from "./support/harness.js";
+import { connectClient, type McpTestClient, ok, startTestServer, type TestServer, uniqueWorkspace } from "./support/harness.js";
 
 /**
  * The viewer in a real browser (issue #17): headless Debian Chromium driven by playwright-core, against the real local

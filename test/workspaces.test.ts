@@ -1,9 +1,11 @@
-import { beforeAll, describe, expect, test } from "@jest/globals";
-import { type TableClient } from "@azure/data-tables";
 import { randomBytes } from "node:crypto";
+
+import { type TableClient } from "@azure/data-tables";
+import { beforeAll, describe, expect, test } from "@jest/globals";
+
 import { hashApiKey } from "../src/http/auth/apiKeyVerifier.js";
 import { runCliCaptured } from "./support/cli.js";
-import { failed, ok, withTestServers, type McpTestClient, type TestServer } from "./support/harness.js";
+import { failed, type McpTestClient, ok, type TestServer, withTestServers } from "./support/harness.js";
 import { partitionRows } from "./support/rawRows.js";
 
 /**

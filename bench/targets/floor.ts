@@ -1,13 +1,14 @@
 import type { TransactionAction } from "@azure/data-tables";
-import { entityId, observationId, relationId } from "../../src/domain/model/ids.js";
-import { connectStorage } from "../../src/storage/table/client.js";
-import { LIMITS } from "../../src/domain/model/limits.js";
-import { keyRange, rowKey } from "../../src/storage/rows/keys.js";
-import { kindOf, type EntityRow, type ObservationRow, type RelationRow } from "../../src/storage/rows/rows.js";
-import { newObservationRows, storedKeys } from "../../src/storage/rows/rowWrites.js";
-import { entityRelationsFilter } from "../../src/storage/rows/queries.js";
-import { TableIndexSource } from "../../src/storage/reads/indexSource.js";
+
 import type { FeedPosition } from "../../src/domain/feed/history.js";
+import { entityId, observationId, relationId } from "../../src/domain/model/ids.js";
+import { LIMITS } from "../../src/domain/model/limits.js";
+import { TableIndexSource } from "../../src/storage/reads/indexSource.js";
+import { keyRange, rowKey } from "../../src/storage/rows/keys.js";
+import { entityRelationsFilter } from "../../src/storage/rows/queries.js";
+import { type EntityRow, kindOf, type ObservationRow, type RelationRow } from "../../src/storage/rows/rows.js";
+import { newObservationRows, storedKeys } from "../../src/storage/rows/rowWrites.js";
+import { connectStorage } from "../../src/storage/table/client.js";
 import { chunkActions, pack } from "../../src/storage/writes/transactions.js";
 import { BENCH_WORKSPACE, type GraphCounts, type Target } from "./types.js";
 

@@ -1,6 +1,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+
 import { nodeHttpFetch } from "../lib/nodeHttpFetch.js";
 import { peakRssBytes, startChild } from "../lib/processes.js";
 import { BENCH_WORKSPACE, seedInChunks, type Target } from "./types.js";

@@ -2,11 +2,13 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+
 import { peakRssBytes } from "../lib/processes.js";
-import { seedInChunks, type GraphCounts, type Target } from "./types.js";
+import { type GraphCounts, seedInChunks, type Target } from "./types.js";
 
 /** The official server's entry script, or undefined when the package is not installed. */
 export function serverMemoryEntry(): string | undefined {

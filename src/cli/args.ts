@@ -1,4 +1,5 @@
 import { parseArgs } from "node:util";
+
 import { ValidationError } from "../domain/model/errors.js";
 import { assertWorkspaceName } from "../domain/model/validation.js";
 import { UsageError } from "./command.js";

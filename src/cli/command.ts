@@ -1,4 +1,5 @@
 import type { Writable } from "node:stream";
+
 import type { Services } from "../domain/services/services.js";
 import { openLocalRuntime } from "../local/localRuntime.js";
 

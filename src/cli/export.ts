@@ -1,10 +1,11 @@
-import { createWriteStream } from "node:fs";
 import { once } from "node:events";
+import { createWriteStream } from "node:fs";
 import { resolve } from "node:path";
 import type { Writable } from "node:stream";
 import { finished } from "node:stream/promises";
+
 import { workspaceAndFiles } from "./args.js";
-import { withServices, type Command } from "./command.js";
+import { type Command, withServices } from "./command.js";
 import { entityLine, relationLine, taggingLine, tagLine } from "./memoryFile.js";
 
 /** Entities read per page: bounded memory however large the workspace. */

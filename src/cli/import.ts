@@ -1,9 +1,10 @@
 import { createReadStream } from "node:fs";
 import { resolve } from "node:path";
 import { createInterface } from "node:readline";
+
 import type { ImportInput } from "../domain/services/importGraph.js";
 import { workspaceAndFiles } from "./args.js";
-import { withServices, type Command } from "./command.js";
+import { type Command, withServices } from "./command.js";
 import { parseLine } from "./memoryFile.js";
 import { progress } from "./progress.js";
 

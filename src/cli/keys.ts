@@ -1,4 +1,5 @@
 import { parseArgs } from "node:util";
+
 import { generateApiKey, hashApiKey } from "../config/apiKeyMaterial.js";
 import { apiKeyEntries, type ApiKeyEntry } from "../config/authSchemas.js";
 import type { Command } from "./command.js";

@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 import { realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+
 import { InvalidSettingsError } from "../config/problems.js";
 import { MemoryError } from "../domain/model/errors.js";
 import { VERSION } from "../version.js";
-import { UsageError, type CliIo, type Command } from "./command.js";
+import { type CliIo, type Command, UsageError } from "./command.js";
 import { exportCommand } from "./export.js";
 import { importCommand } from "./import.js";
 import { keysCommand } from "./keys.js";

@@ -1,6 +1,6 @@
-import { checkTagInput, checkTaggingInput, type Located, type TaggingInput } from "../domain/services/importGraph.js";
 import type { TagDefinition } from "../domain/model/model.js";
 import { checkEntityInput, checkRelationInput, type EntityInput, type RelationInput } from "../domain/model/validation.js";
+import { checkTaggingInput, checkTagInput, type Located, type TaggingInput } from "../domain/services/importGraph.js";
 
 /**
  * The official memory server's file format (memory.jsonl; the legacy memory.json is the same): one

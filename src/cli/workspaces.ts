@@ -1,10 +1,11 @@
 import { createInterface } from "node:readline/promises";
 import { parseArgs } from "node:util";
+
 import { ANONYMOUS } from "../domain/model/access.js";
 import { ValidationError } from "../domain/model/errors.js";
 import { assertWorkspaceName } from "../domain/model/validation.js";
 import { copyWorkspace } from "../domain/services/workspaceCopy.js";
-import { UsageError, withServices, type CliIo, type Command } from "./command.js";
+import { type CliIo, type Command, UsageError, withServices } from "./command.js";
 
 const USAGE = "central-memory workspaces list [--discover] [--deleted] [--json] | delete <name> [--yes] | copy <from> <to> [--force]";
 

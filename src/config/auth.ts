@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+
 import type { ApiKeyEntry, EntraGrant } from "./authSchemas.js";
 import { SettingsReader } from "./table.js";
 

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { isWorkspacePattern, type Access } from "../domain/model/access.js";
+
+import { type Access, isWorkspacePattern } from "../domain/model/access.js";
 
 /** The shapes of the JSON auth settings; the keys CLI checks the entries it prints against them too. */
 export interface ApiKeyEntry {

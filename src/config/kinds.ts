@@ -1,4 +1,5 @@
 import { isIP } from "node:net";
+
 import type { z } from "zod";
 
 /** What is wrong with one value: `expected` never quotes it (it is shown to callers), `message` may (it goes to the log). */

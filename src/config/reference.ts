@@ -1,4 +1,4 @@
-import { SETTINGS, type SettingName, type Topic } from "./table.js";
+import { type SettingName, SETTINGS, type Topic } from "./table.js";
 
 /**
  * docs/configuration.md, generated from the settings table (`npm run docs` writes it; a test fails

@@ -2,7 +2,7 @@ import type { Toolsets } from "../mcp/tool.js";
 import { ALL_TOOLSETS } from "../mcp/toolsets.js";
 import type { StorageClientOptions } from "../storage/table/client.js";
 import type { StorageSettings } from "../storage/table/storageSettings.js";
-import { authSettingsFrom, type AuthSettings } from "./auth.js";
+import { type AuthSettings, authSettingsFrom } from "./auth.js";
 import { isLoopbackHost } from "./kinds.js";
 import {
   CLI_STORAGE_TIMEOUT_MS,

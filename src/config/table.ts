@@ -2,7 +2,7 @@ import { ValidationError } from "../domain/model/errors.js";
 import { TOOLSETS, type Toolsets } from "../mcp/tool.js";
 import { parseToolsets } from "../mcp/toolsets.js";
 import { apiKeyEntries, entraGrantList } from "./authSchemas.js";
-import { choiceList, json, matching, origin, originList, secureUrl, text, textList, wholeNumber, type SettingKind } from "./kinds.js";
+import { choiceList, json, matching, origin, originList, secureUrl, type SettingKind, text, textList, wholeNumber } from "./kinds.js";
 import { InvalidSettingsError, type SettingProblem } from "./problems.js";
 
 /**

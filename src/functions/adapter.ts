@@ -1,4 +1,5 @@
 import type { HttpRequest, HttpResponseInit, InvocationContext } from "@azure/functions";
+
 import type { FetchHandler } from "../http/handler.js";
 import { invalidConfigurationHandler } from "../http/invalidConfiguration.js";
 import { createRuntimeHandler } from "../http/runtimeHandler.js";

@@ -1,4 +1,5 @@
 import { app, type HttpMethod } from "@azure/functions";
+
 import { handleFunctionsRequest } from "./adapter.js";
 
 /**

@@ -8,6 +8,7 @@ import {
   type MessageExtraInfo,
   type RequestId,
 } from "@modelcontextprotocol/sdk/types.js";
+
 import { presentError } from "../domain/model/errors.js";
 
 /**

@@ -1,5 +1,6 @@
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode, isJSONRPCRequest, type RequestId } from "@modelcontextprotocol/sdk/types.js";
+
 import { presentError } from "../domain/model/errors.js";
 import { json } from "./responses.js";
 

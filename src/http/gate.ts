@@ -1,7 +1,8 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { getCookie } from "hono/cookie";
+
 import type { AuthSettings } from "../config/auth.js";
-import { accessTo, ANONYMOUS, strongestAccess, type Principal } from "../domain/model/access.js";
+import { accessTo, ANONYMOUS, type Principal, strongestAccess } from "../domain/model/access.js";
 import { ValidationError } from "../domain/model/errors.js";
 import { assertWorkspaceName } from "../domain/model/validation.js";
 import type { Authenticate } from "./auth/authenticate.js";

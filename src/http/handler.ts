@@ -1,5 +1,6 @@
 import { Hono } from "hono";
 import { methodNotAllowed } from "hono/method-not-allowed";
+
 import type { AuthSettings } from "../config/auth.js";
 import { presentError } from "../domain/model/errors.js";
 import type { Toolsets } from "../mcp/tool.js";

@@ -1,4 +1,5 @@
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+
 import { createMcpServer, type McpContext } from "../mcp/server.js";
 import { limitBatch } from "./batchLimits.js";
 import { withDeadline } from "./deadline.js";

@@ -1,5 +1,6 @@
 import type { MiddlewareHandler } from "hono";
 import { cors } from "hono/cors";
+
 import type { AuthSettings } from "../config/auth.js";
 import { isLoopbackHost } from "../config/kinds.js";
 import { errorResponse } from "./responses.js";

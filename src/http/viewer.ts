@@ -1,6 +1,7 @@
 import type { Context, Hono, MiddlewareHandler } from "hono";
 import { compress } from "hono/compress";
 import { secureHeaders } from "hono/secure-headers";
+
 import type { AuthSettings } from "../config/auth.js";
 import type { Principal } from "../domain/model/access.js";
 import { ALL_TOOLS } from "../mcp/tools/index.js";

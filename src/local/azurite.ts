@@ -1,5 +1,5 @@
-import { createRequire } from "node:module";
 import { mkdirSync } from "node:fs";
+import { createRequire } from "node:module";
 import { join } from "node:path";
 
 /** Azurite's well-known development account (public, documented; not a secret). */

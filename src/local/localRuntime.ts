@@ -1,7 +1,8 @@
 import { resolve } from "node:path";
+
 import { readSettings } from "../config/settings.js";
 import type { ToolCallLog } from "../mcp/instrument.js";
-import { runtimeFrom, type Runtime } from "../runtime.js";
+import { type Runtime, runtimeFrom } from "../runtime.js";
 import { openLocalStorage } from "./storage.js";
 
 export interface LocalRuntime extends Runtime {

@@ -1,5 +1,7 @@
-import { serve } from "@hono/node-server";
 import type { AddressInfo } from "node:net";
+
+import { serve } from "@hono/node-server";
+
 import type { FetchHandler } from "../http/handler.js";
 
 export interface RunningServer {

@@ -1,8 +1,9 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+
 import type { Settings } from "../config/settings.js";
 import { connectStorage, type StorageConnection } from "../storage/table/client.js";
-import { startAzurite, type EmbeddedAzurite } from "./azurite.js";
+import { type EmbeddedAzurite, startAzurite } from "./azurite.js";
 
 export interface LocalStorage {
   connection: StorageConnection;

@@ -1,4 +1,4 @@
-import { accessTo, type Access, type Principal } from "../domain/model/access.js";
+import { type Access, accessTo, type Principal } from "../domain/model/access.js";
 import { ForbiddenError } from "../domain/model/errors.js";
 
 /** What a caller may do: read-only work needs any grant, anything else needs write (readOnlyHint is the source of truth). */

@@ -1,4 +1,5 @@
 import { z } from "zod";
+
 import { fitBudget } from "../domain/model/budget.js";
 import { LIMITS } from "../domain/model/limits.js";
 

@@ -1,7 +1,8 @@
 import { z } from "zod";
-import { READ_ONLY } from "./annotations.js";
+
 import { LEGACY_VERSION } from "../domain/model/expectedVersion.js";
 import type { Entity, GraphPage, Relation } from "../domain/model/model.js";
+import { READ_ONLY } from "./annotations.js";
 import { metadataOutput, versionOutput } from "./schemas.js";
 
 /**

@@ -1,7 +1,8 @@
 import { z } from "zod";
+
 import { CHANGE_KINDS } from "../domain/feed/history.js";
-import type { ChangesPage } from "../domain/services/historyService.js";
 import { LIMITS } from "../domain/model/limits.js";
+import type { ChangesPage } from "../domain/services/historyService.js";
 import { resultLimit } from "./schemas.js";
 
 /** The shapes the history tools share: an event as a client sees it, and a page of them. */

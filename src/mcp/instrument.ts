@@ -1,4 +1,5 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+
 import { LIMITS } from "../domain/model/limits.js";
 
 /** One structured log line per tool call. It never holds arguments or results: no observation text, no credentials. */

@@ -9,10 +9,11 @@ import {
   type Resource,
   type ResourceTemplate,
 } from "@modelcontextprotocol/sdk/types.js";
+
 import type { Principal } from "../domain/model/access.js";
 import { ForbiddenError, presentError, ValidationError } from "../domain/model/errors.js";
-import { authorize } from "./authorize.js";
 import type { Services } from "../domain/services/services.js";
+import { authorize } from "./authorize.js";
 import { toGraphOutput } from "./graphShapes.js";
 import type { Toolsets } from "./tool.js";
 import { resolveWorkspace } from "./workspace.js";

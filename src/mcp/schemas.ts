@@ -1,4 +1,5 @@
 import { z } from "zod";
+
 import { ERROR_KINDS } from "../domain/model/errors.js";
 import { LIMITS } from "../domain/model/limits.js";
 

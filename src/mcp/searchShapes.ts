@@ -1,6 +1,7 @@
 import { z } from "zod";
-import type { EntityHit } from "../domain/ports/graphIndex.js";
+
 import type { Relation } from "../domain/model/model.js";
+import type { EntityHit } from "../domain/ports/graphIndex.js";
 import { authorshipFields, authorshipOf, relationEnds, relationEndsOf, tagFields, tagFieldsOf, versionOrLegacy } from "./graphShapes.js";
 import { metadataOutput } from "./schemas.js";
 

@@ -1,24 +1,25 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import {
-  CallToolRequestSchema,
-  ListToolsRequestSchema,
   type CallToolRequest,
+  CallToolRequestSchema,
   type CallToolResult,
+  ListToolsRequestSchema,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { z } from "zod";
-import { accessTo, strongestAccess, type Principal } from "../domain/model/access.js";
-import { allows, authorize } from "./authorize.js";
+
+import { accessTo, type Principal, strongestAccess } from "../domain/model/access.js";
 import { ForbiddenError, presentError, ValidationError } from "../domain/model/errors.js";
 import type { Services } from "../domain/services/services.js";
-import { registerResources } from "./resources.js";
-import { resolveWorkspace } from "./workspace.js";
-import { errorOutput, workspaceName as workspaceNameField } from "./schemas.js";
+import { allows, authorize } from "./authorize.js";
 import type { ToolInstrument } from "./instrument.js";
+import { registerResources } from "./resources.js";
+import { errorOutput, workspaceName as workspaceNameField } from "./schemas.js";
 import type { AnyTool, Toolsets } from "./tool.js";
 import { ALL_TOOLS } from "./tools/index.js";
 import { ALL_TOOLSETS, notOffered, offers } from "./toolsets.js";
+import { resolveWorkspace } from "./workspace.js";
 
 const SERVER_NAME = "central-memory-mcp";
 

@@ -1,7 +1,8 @@
 import { z } from "zod";
+
 import type { Principal } from "../domain/model/access.js";
-import type { Services } from "../domain/services/services.js";
 import type { Actor } from "../domain/model/model.js";
+import type { Services } from "../domain/services/services.js";
 import type { ToolHints } from "./annotations.js";
 
 /**

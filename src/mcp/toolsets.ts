@@ -1,5 +1,5 @@
 import { ValidationError } from "../domain/model/errors.js";
-import { TOOLSETS, type AnyTool, type Toolset, type Toolsets } from "./tool.js";
+import { type AnyTool, type Toolset, TOOLSETS, type Toolsets } from "./tool.js";
 
 /** Every toolset: the default when MEMORY_TOOLSETS is unset. */
 export const ALL_TOOLSETS: Toolsets = new Set(TOOLSETS);

@@ -1,7 +1,7 @@
 import type { FoldedEntity, GraphFold } from "../domain/feed/fold.js";
-import type { GraphStats } from "../domain/ports/graphIndex.js";
 import type { TagUsage } from "../domain/model/model.js";
 import { compareText } from "../domain/model/order.js";
+import type { GraphStats } from "../domain/ports/graphIndex.js";
 
 /** The whole-workspace tallies the index answers from the fold it holds (get_stats, get_tag_usage). */
 

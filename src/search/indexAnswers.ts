@@ -1,5 +1,5 @@
-import type { EntitySearch, GraphIndex, IndexSource, PageRequest, RelationSearch } from "../domain/ports/graphIndex.js";
 import type { ReadMode } from "../domain/model/model.js";
+import type { EntitySearch, GraphIndex, IndexSource, PageRequest, RelationSearch } from "../domain/ports/graphIndex.js";
 import type { TraversalPort } from "../domain/rules/navigation.js";
 import type { WorkspaceIndex } from "./workspaceIndex.js";
 

@@ -1,14 +1,15 @@
 import MiniSearch, { type SearchResult } from "minisearch";
+
+import { entityOf, type FoldedEntity, GraphFold } from "../domain/feed/fold.js";
+import { type ChangeEvent, feedPlace, type FeedPosition } from "../domain/feed/history.js";
 import { ValidationError } from "../domain/model/errors.js";
-import type { EntityHit, EntitySearch, GraphStats, RelationSearch, StoredPage, WorkspaceSnapshot } from "../domain/ports/graphIndex.js";
-import { entityOf, GraphFold, type FoldedEntity } from "../domain/feed/fold.js";
-import { feedPlace, type ChangeEvent, type FeedPosition } from "../domain/feed/history.js";
 import type { Direction, EntityNode, ReadMode, Relation, TagDefinition, TagUsage } from "../domain/model/model.js";
-import type { TraversalPort } from "../domain/rules/navigation.js";
 import { byCreation, compareText } from "../domain/model/order.js";
-import { searchTextOf, substringRank, type SearchText } from "../domain/rules/search.js";
+import type { EntityHit, EntitySearch, GraphStats, RelationSearch, StoredPage, WorkspaceSnapshot } from "../domain/ports/graphIndex.js";
+import type { TraversalPort } from "../domain/rules/navigation.js";
+import { type SearchText, searchTextOf, substringRank } from "../domain/rules/search.js";
 import { statsOf, tagsCarriedBy, tagUsageOf } from "./graphStats.js";
-import { MemoryEstimate, type EstimatedGraph } from "./memoryEstimate.js";
+import { type EstimatedGraph, MemoryEstimate } from "./memoryEstimate.js";
 import { normalizedText, normalizeTerm, termsOf, tokenize } from "./text.js";
 
 /** One entity as the index holds it: as the fold holds it (domain/feed/fold.ts). */

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
-import { StorageError } from "../domain/model/errors.js";
+
 import type { CursorKeyProvider } from "../domain/model/cursor.js";
+import { StorageError } from "../domain/model/errors.js";
 import type { StorageConnection } from "./table/client.js";
 import { classifyStorageError, toMemoryError } from "./table/errors.js";
 

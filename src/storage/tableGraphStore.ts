@@ -1,3 +1,4 @@
+import type { ChangeEvent, FeedPosition } from "../domain/feed/history.js";
 import type { Actor, Direction, EntityNode } from "../domain/model/model.js";
 import type {
   EntitySummary,
@@ -10,25 +11,24 @@ import type {
   RelationRef,
   RelationWrite,
 } from "../domain/ports/store.js";
+import type { BatchAnswer, BatchClaim, BatchStep } from "../domain/rules/batchModel.js";
+import type { MergeReport } from "../domain/rules/curationModel.js";
+import { changesSince, historyStart, readEvents } from "./reads/feed.js";
+import { getEntities, getEntityRelations } from "./reads/reads.js";
+import { TableTraversal } from "./reads/traversal.js";
 import type { StorageConnection } from "./table/client.js";
+import type { TableGateway } from "./table/gateway.js";
+import { TableTagStore } from "./tableTagStore.js";
+import { TableWorkspaceStore } from "./tableWorkspaceStore.js";
+import { executeAtomicBatch } from "./writes/atomicBatch.js";
 import { deleteEntities } from "./writes/deletion.js";
 import { createEntities, getEntitySummary, upsertEntity } from "./writes/entities.js";
-import type { TableGateway } from "./table/gateway.js";
-import { addObservations, deleteObservations } from "./writes/observations.js";
-import { getEntities, getEntityRelations } from "./reads/reads.js";
-import { createRelations, deleteRelations, upsertRelation } from "./writes/relations.js";
-import { TableTagStore } from "./tableTagStore.js";
-import { changesSince, historyStart, readEvents } from "./reads/feed.js";
-import { prunedWrites, type BoundWrites } from "./writes/retention.js";
-import type { ChangeEvent, FeedPosition } from "../domain/feed/history.js";
-import { TableTraversal } from "./reads/traversal.js";
-import { TableWorkspaceStore } from "./tableWorkspaceStore.js";
-import type { BatchAnswer, BatchClaim, BatchStep } from "../domain/rules/batchModel.js";
-import { executeAtomicBatch } from "./writes/atomicBatch.js";
 import { claimMarker, completeMarker } from "./writes/markers.js";
 import { mergeEntities } from "./writes/merge.js";
+import { addObservations, deleteObservations } from "./writes/observations.js";
+import { createRelations, deleteRelations, upsertRelation } from "./writes/relations.js";
+import { type BoundWrites, prunedWrites } from "./writes/retention.js";
 import { tagWrites } from "./writes/tagWrites.js";
-import type { MergeReport } from "../domain/rules/curationModel.js";
 
 /** Every write of the stores (the tags' too): bound once, each followed by history pruning (retention.ts). */
 const WRITES = {

@@ -1,10 +1,10 @@
 import type { Actor, EntityNode, TagDefinition } from "../domain/model/model.js";
 import { compareText } from "../domain/model/order.js";
 import type { TagChange, TagRef, TagStore, TagTarget } from "../domain/ports/store.js";
-import type { StorageConnection } from "./table/client.js";
-import type { TableGateway } from "./table/gateway.js";
 import { keyRange } from "./rows/keys.js";
 import { assembleEntity, text } from "./rows/rows.js";
+import type { StorageConnection } from "./table/client.js";
+import type { TableGateway } from "./table/gateway.js";
 import type { BoundWrites } from "./writes/retention.js";
 import { INDEX_COLUMNS, type tagWrites } from "./writes/tagWrites.js";
 

@@ -1,15 +1,17 @@
 import { randomBytes, randomUUID } from "node:crypto";
+
 import { odata } from "@azure/data-tables";
+
 import { forEachLimited } from "../domain/model/concurrency.js";
 import { LIMITS } from "../domain/model/limits.js";
 import type { Actor } from "../domain/model/model.js";
 import type { RegisteredWorkspace, WorkspaceDeletion, WorkspaceStore, WorkspaceSummary } from "../domain/ports/workspaceStore.js";
-import { classifyStorageError, toMemoryError } from "./table/errors.js";
-import type { TableGateway } from "./table/gateway.js";
 import { ADMIN_PARTITION, rowKey, workspaceDeletionKey, workspaceDeletions } from "./rows/keys.js";
 import { text } from "./rows/rows.js";
-import { emptyPartition } from "./writes/workspaceDeletion.js";
+import { classifyStorageError, toMemoryError } from "./table/errors.js";
+import type { TableGateway } from "./table/gateway.js";
 import { registeredAt, registryRow } from "./writes/registration.js";
+import { emptyPartition } from "./writes/workspaceDeletion.js";
 
 /** Registrations in flight at once. */
 const REGISTRATIONS_IN_FLIGHT = 8;

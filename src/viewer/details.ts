@@ -1,7 +1,7 @@
 import { byId, el, linkButton, swatch } from "./dom.js";
 import { merge } from "./graph.js";
 import type { ToolInfo } from "./rpc.js";
-import { addEntity, api, entities, view, type ChangeEvent, type EntityView, type RelationView } from "./state.js";
+import { addEntity, api, type ChangeEvent, entities, type EntityView, type RelationView, view } from "./state.js";
 
 /** One entity: its panel (details, relations, history), selecting it, and expanding its neighbourhood. */
 

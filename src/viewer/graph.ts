@@ -1,7 +1,8 @@
 import cytoscape, { type ElementDefinition } from "cytoscape";
+
 import { byId, colourOf } from "./dom.js";
 import { applyFilters, fillFilters } from "./filters.js";
-import { addEntity, entities, relationKey, relations, view, type EntityView, type RelationView } from "./state.js";
+import { addEntity, entities, type EntityView, relationKey, relations, type RelationView, view } from "./state.js";
 
 /** The drawn graph: cytoscape's elements for what the page holds, their sizes and layout, and what is added later. */
 

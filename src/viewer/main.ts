@@ -1,5 +1,5 @@
-import { byId, el, fill, linkButton, swatch } from "./dom.js";
 import { expand, focus, showDetails } from "./details.js";
+import { byId, el, fill, linkButton, swatch } from "./dom.js";
 import { applyFilters, fillFilters } from "./filters.js";
 import { degreeTable, drawGraph, LARGE_WORKSPACE, OPENING_HUBS } from "./graph.js";
 import { chooseTag, loadChanges, loadDuplicates, loadTags, showHubs, showLegend } from "./panels.js";
@@ -8,14 +8,14 @@ import {
   addEntity,
   api,
   entities,
+  type EntityView,
+  type GraphPage,
   PAGE,
   relationKey,
   relations,
   status,
   view,
   workspace,
-  type EntityView,
-  type GraphPage,
 } from "./state.js";
 
 /**

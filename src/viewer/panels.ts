@@ -1,8 +1,8 @@
-import { byId, el, fill, linkButton, swatch } from "./dom.js";
 import { focus } from "./details.js";
+import { byId, el, fill, linkButton, swatch } from "./dom.js";
 import { applyFilters, definedTags, fillFilters } from "./filters.js";
 import { merge } from "./graph.js";
-import { api, entities, PAGE, view, type ChangeEvent, type EntityView, type RelationView } from "./state.js";
+import { api, type ChangeEvent, entities, type EntityView, PAGE, type RelationView, view } from "./state.js";
 
 /** The side panels: the tag filter's choice, recent changes, defined tags, duplicates, the legend and the hubs. */
 

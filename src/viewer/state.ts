@@ -1,6 +1,7 @@
 import type { Core } from "cytoscape";
+
 import { byId } from "./dom.js";
-import { ViewerApi, type ToolInfo } from "./rpc.js";
+import { type ToolInfo, ViewerApi } from "./rpc.js";
 
 /** What the viewer page holds: the workspace it shows, what it has read of it, and the drawn graph (docs/viewer.md). */
 

@@ -1,7 +1,9 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+
 import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWTPayload } from "jose";
+import { type CryptoKey, exportJWK, generateKeyPair, type JWTPayload, SignJWT } from "jose";
+
 import { connectClient } from "./harness.js";
 
 export interface Refusal {

@@ -1,6 +1,6 @@
-import { spawn, type ChildProcess } from "node:child_process";
-import { createServer } from "node:net";
+import { type ChildProcess, spawn } from "node:child_process";
 import { createRequire } from "node:module";
+import { createServer } from "node:net";
 
 /**
  * Azurite's Table service as a child process the tests control: stop it to simulate an outage,

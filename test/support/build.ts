@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+
 import { bundleViewer } from "../../scripts/viewerBundle.mjs";
 import { spawnChild, waitForExit } from "./children.js";
 

@@ -1,7 +1,8 @@
-import { afterAll } from "@jest/globals";
-import { spawn, type ChildProcess, type SpawnOptions } from "node:child_process";
+import { type ChildProcess, spawn, type SpawnOptions } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
+
+import { afterAll } from "@jest/globals";
 
 /**
  * Every process a test starts, started here: each in a process group of its own (detached), so that reaping it also reaps

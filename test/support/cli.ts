@@ -1,5 +1,7 @@
-import type { TableClient } from "@azure/data-tables";
 import { Writable } from "node:stream";
+
+import type { TableClient } from "@azure/data-tables";
+
 import { runCli } from "../../src/cli/main.js";
 import { TEST_TABLE, testConnectionString } from "./harness.js";
 import { partitionRows } from "./rawRows.js";

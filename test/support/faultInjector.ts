@@ -1,5 +1,5 @@
-import type { TableClient } from "@azure/data-tables";
 import { RestError } from "@azure/core-rest-pipeline";
+import type { TableClient } from "@azure/data-tables";
 
 export interface FaultInjector {
   /** From now on, lets `requests` more requests through, then fails every one until healed. */

@@ -1,4 +1,4 @@
-import { app, HttpRequest, InvocationContext, type HttpFunctionOptions, type HttpHandler, type LogHandler } from "@azure/functions";
+import { app, type HttpFunctionOptions, type HttpHandler, HttpRequest, InvocationContext, type LogHandler } from "@azure/functions";
 
 /**
  * The Azure Functions door, in-process: @azure/functions runs in "test mode" outside the host, so

@@ -1,4 +1,5 @@
 import { rmSync } from "node:fs";
+
 import type { AzuriteProcess } from "./azurite.js";
 
 export default async function globalTeardown(): Promise<void> {

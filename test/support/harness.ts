@@ -1,12 +1,14 @@
-import { afterAll, beforeAll } from "@jest/globals";
 import { randomBytes } from "node:crypto";
+
+import { afterAll, beforeAll } from "@jest/globals";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+
 import { DEFAULT_TABLE_NAME } from "../../src/config/table.js";
 import { createRuntimeHandler } from "../../src/http/runtimeHandler.js";
-import type { ToolCallLog } from "../../src/mcp/instrument.js";
 import { listen, type RunningServer } from "../../src/local/server.js";
+import type { ToolCallLog } from "../../src/mcp/instrument.js";
 import { createRuntime, type Runtime } from "../../src/runtime.js";
 import { connectStorage, type StorageClientOptions } from "../../src/storage/table/client.js";
 

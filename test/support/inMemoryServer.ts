@@ -1,6 +1,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+
 import { ANONYMOUS, type Principal } from "../../src/domain/model/access.js";
 import { createMcpServer } from "../../src/mcp/server.js";
 import type { Toolsets } from "../../src/mcp/tool.js";

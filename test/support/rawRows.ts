@@ -1,4 +1,5 @@
 import { odata, TableClient } from "@azure/data-tables";
+
 import { keyRange } from "../../src/storage/rows/keys.js";
 import { TEST_TABLE, testConnectionString } from "./harness.js";
 

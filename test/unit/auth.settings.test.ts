@@ -1,10 +1,12 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+
 import { describe, expect, test } from "@jest/globals";
-import { hashApiKey } from "../../src/http/auth/apiKeyVerifier.js";
+
 import { readAuthSettings } from "../../src/config/auth.js";
 import { isLoopbackHost } from "../../src/config/kinds.js";
+import { hashApiKey } from "../../src/http/auth/apiKeyVerifier.js";
 
 /** Start-up validation of the auth settings: every mistake is refused with a message naming the setting. */
 const KEY = { id: "ci-bot", sha256: hashApiKey("k"), workspaces: ["team-*"], access: "write" };

@@ -1,7 +1,9 @@
-import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+
+import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
+
 import { spawnChild, waitForExit } from "../support/children.js";
 
 /**

@@ -1,4 +1,5 @@
 import { describe, expect, test } from "@jest/globals";
+
 import { groupMembers, reap, spawnChild, waitForOutput } from "../support/children.js";
 
 /** The reaper of test/support/children.ts on real processes: a child and a grandchild that both ignore SIGTERM. */

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "@jest/globals";
-import { readSettings, type Door } from "../../src/config/settings.js";
+
 import { InvalidSettingsError, type SettingProblem } from "../../src/config/problems.js";
+import { type Door, readSettings } from "../../src/config/settings.js";
 import { SETTINGS } from "../../src/config/table.js";
 
 /** The settings table read as each door reads it: pure, no storage. */

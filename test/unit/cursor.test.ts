@@ -1,5 +1,7 @@
-import { describe, expect, test } from "@jest/globals";
 import { randomBytes } from "node:crypto";
+
+import { describe, expect, test } from "@jest/globals";
+
 import { CursorCodec } from "../../src/domain/model/cursor.js";
 import { ValidationError } from "../../src/domain/model/errors.js";
 

@@ -1,10 +1,12 @@
-import { describe, expect, test } from "@jest/globals";
-import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, normalize } from "node:path";
+
+import { describe, expect, test } from "@jest/globals";
+
 import { parseBenchArgs } from "../../bench/lib/args.js";
+import { githubAnchor, renderToolsReference, toolAnchor, withReadmeToolTable } from "../../scripts/toolsReference.js";
 import { taggingLine, tagLine } from "../../src/cli/memoryFile.js";
 import { ALL_TOOLS } from "../../src/mcp/tools/index.js";
-import { githubAnchor, renderToolsReference, toolAnchor, withReadmeToolTable } from "../../scripts/toolsReference.js";
 
 /**
  * The documentation stays true to the code: the generated reference is current, every link and every

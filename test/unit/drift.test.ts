@@ -1,6 +1,8 @@
-import { describe, expect, test } from "@jest/globals";
-import { readFileSync, readdirSync, statSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
+
+import { describe, expect, test } from "@jest/globals";
+
 import { configurationReference } from "../../src/config/reference.js";
 import { SETTINGS, type Topic } from "../../src/config/table.js";
 

@@ -1,11 +1,12 @@
 import { describe, expect, test } from "@jest/globals";
+
 import {
   blockingKeys,
   DEFAULT_DUPLICATE_THRESHOLD,
+  type DuplicateCandidate,
   findDuplicates,
   nameSimilarity,
   nameTokens,
-  type DuplicateCandidate,
 } from "../../src/domain/rules/duplicates.js";
 import { CORPUS, CORPUS_RELATIONS, KNOWN_DIFFERENT, KNOWN_DUPLICATES, pairKey } from "../support/duplicateCorpus.js";
 

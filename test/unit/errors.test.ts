@@ -1,4 +1,5 @@
 import { describe, expect, test } from "@jest/globals";
+
 import { NotFoundError, presentError, ValidationError } from "../../src/domain/model/errors.js";
 
 /** The one presenter: a failure as a tool result, a JSON-RPC error or an HTTP body (pure, no storage). */

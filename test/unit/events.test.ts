@@ -1,9 +1,10 @@
 import { describe, expect, test } from "@jest/globals";
+
 import type { Change } from "../../src/domain/feed/history.js";
 import { eventAction, toChangeEvent } from "../../src/storage/rows/events.js";
 import { eventKeyTime } from "../../src/storage/rows/keys.js";
-import { stampOf } from "../../src/storage/rows/rowWrites.js";
 import type { StoredRow } from "../../src/storage/rows/rows.js";
+import { stampOf } from "../../src/storage/rows/rowWrites.js";
 
 /** Event rows as pure data: the changes survive the split over string properties, and the key sorts by time. */
 describe("event rows", () => {

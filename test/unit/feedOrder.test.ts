@@ -1,5 +1,6 @@
 import { describe, expect, test } from "@jest/globals";
-import { commitStamp, feedPlace, inFeedOrder, type ChangeEvent } from "../../src/domain/feed/history.js";
+
+import { type ChangeEvent, commitStamp, feedPlace, inFeedOrder } from "../../src/domain/feed/history.js";
 import { GraphReplay } from "../../src/domain/feed/replay.js";
 
 /** The feed's order (docs/architecture.md#the-feeds-order): commit time, then key; never the writer's clock. */

@@ -1,4 +1,5 @@
 import fc from "fast-check";
+
 import type { Change, ChangeEvent, EntityState, RelationState } from "../../src/domain/feed/history.js";
 import { entityId, observationId, relationId } from "../../src/domain/model/ids.js";
 import type { Metadata } from "../../src/domain/model/model.js";

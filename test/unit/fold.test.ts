@@ -1,12 +1,13 @@
 import { describe, expect, test } from "@jest/globals";
 import fc from "fast-check";
-import { inFeedOrder, type Change, type ChangeEvent } from "../../src/domain/feed/history.js";
+
+import { type Change, type ChangeEvent, inFeedOrder } from "../../src/domain/feed/history.js";
 import { GraphReplay } from "../../src/domain/feed/replay.js";
 import { entityId, observationId } from "../../src/domain/model/ids.js";
 import type { Entity, EntityNode, Relation, TagDefinition } from "../../src/domain/model/model.js";
 import type { WorkspaceSnapshot } from "../../src/domain/ports/graphIndex.js";
 import { WorkspaceIndex } from "../../src/search/workspaceIndex.js";
-import { histories, WORKSPACE, writeHistory, type Held } from "./feedWriter.js";
+import { type Held, histories, WORKSPACE, writeHistory } from "./feedWriter.js";
 
 /**
  * One fold of the feed (docs/architecture.md#one-fold-of-the-feed): `read_graph asOf now` (GraphReplay) and the workspace

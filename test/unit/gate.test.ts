@@ -1,9 +1,10 @@
 import { describe, expect, test } from "@jest/globals";
 import { Hono } from "hono";
+
 import { readAuthSettings } from "../../src/config/auth.js";
 import { ValidationError } from "../../src/domain/model/errors.js";
-import { createAuthenticator } from "../../src/http/auth/authenticate.js";
 import { hashApiKey } from "../../src/http/auth/apiKeyVerifier.js";
+import { createAuthenticator } from "../../src/http/auth/authenticate.js";
 import { sessionCookies } from "../../src/http/auth/sessionCookies.js";
 import { gate, type GateOptions } from "../../src/http/gate.js";
 

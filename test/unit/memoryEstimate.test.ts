@@ -1,8 +1,9 @@
 import { describe, expect, test } from "@jest/globals";
-import type { WorkspaceSnapshot } from "../../src/domain/ports/graphIndex.js";
+
 import type { ChangeEvent } from "../../src/domain/feed/history.js";
 import { observationId } from "../../src/domain/model/ids.js";
 import type { EntityNode, Metadata, Relation, TagDefinition } from "../../src/domain/model/model.js";
+import type { WorkspaceSnapshot } from "../../src/domain/ports/graphIndex.js";
 import { WorkspaceIndex } from "../../src/search/workspaceIndex.js";
 
 /**

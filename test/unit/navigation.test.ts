@@ -1,5 +1,6 @@
 import { describe, expect, test } from "@jest/globals";
 import fc from "fast-check";
+
 import { fitBudget } from "../../src/domain/model/budget.js";
 import type { Direction, EntityNode, Relation } from "../../src/domain/model/model.js";
 import { neighbors, shortestPath, type TraversalPort } from "../../src/domain/rules/navigation.js";

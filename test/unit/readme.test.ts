@@ -1,5 +1,6 @@
-import { describe, expect, test } from "@jest/globals";
 import { readFileSync } from "node:fs";
+
+import { describe, expect, test } from "@jest/globals";
 
 /** The README's "Run it, test it" gives both commands, and CI runs the test command exactly as the README gives it. */
 const readme = readFileSync("README.md", "utf8");

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+
 import { TOOLSETS } from "../../src/mcp/tool.js";
 import { ALL_TOOLS } from "../../src/mcp/tools/index.js";
 import { failed } from "../support/harness.js";

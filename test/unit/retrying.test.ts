@@ -1,5 +1,6 @@
-import { describe, expect, test } from "@jest/globals";
 import { RestError } from "@azure/core-rest-pipeline";
+import { describe, expect, test } from "@jest/globals";
+
 import { ConflictError, NotFoundError, StorageError } from "../../src/domain/model/errors.js";
 import type { StorageFailure } from "../../src/storage/table/errors.js";
 import { MAX_ATTEMPTS, retrying } from "../../src/storage/table/retrying.js";

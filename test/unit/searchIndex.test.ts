@@ -1,8 +1,9 @@
 import { describe, expect, test } from "@jest/globals";
-import type { FeedTail, IndexSource, RegistryState, WorkspaceSnapshot } from "../../src/domain/ports/graphIndex.js";
+
 import type { ChangeEvent, FeedPosition } from "../../src/domain/feed/history.js";
 import { observationId } from "../../src/domain/model/ids.js";
 import type { EntityNode, TagDefinition } from "../../src/domain/model/model.js";
+import type { FeedTail, IndexSource, RegistryState, WorkspaceSnapshot } from "../../src/domain/ports/graphIndex.js";
 import { IndexRegistry } from "../../src/search/registry.js";
 import { WorkspaceIndex } from "../../src/search/workspaceIndex.js";
 

@@ -1,4 +1,5 @@
 import { describe, expect, test } from "@jest/globals";
+
 import { ValidationError } from "../../src/domain/model/errors.js";
 import { checkEntityNameLookup, checkRelationLookup, normalizeMetadata } from "../../src/domain/model/validation.js";
 

@@ -1,4 +1,5 @@
 import { describe, expect, test } from "@jest/globals";
+
 import { credentialFingerprint, mintSession, sessionKeyFrom, verifySession, type ViewSession } from "../../src/http/viewerSession.js";
 
 /** The viewer's session token, without storage or HTTP: what it binds, and what it refuses. */

@@ -1,5 +1,7 @@
-import { describe, expect, test } from "@jest/globals";
 import { randomUUID } from "node:crypto";
+
+import { describe, expect, test } from "@jest/globals";
+
 import { relationRowKeys, rowKey, tagLinkKeys } from "../../src/storage/rows/keys.js";
 import type { StoredRow } from "../../src/storage/rows/rows.js";
 import { plan, waves } from "../../src/storage/writes/workspaceDeletion.js";

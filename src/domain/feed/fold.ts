@@ -1,7 +1,7 @@
 import { observationId } from "../model/ids.js";
 import type { Entity, EntityNode, Relation, TagDefinition } from "../model/model.js";
 import { byCreation, compareText, orderKey } from "../model/order.js";
-import { inFeedOrder, type Change, type ChangeEvent, type EntityState, type RelationState } from "./history.js";
+import { type Change, type ChangeEvent, type EntityState, inFeedOrder, type RelationState } from "./history.js";
 
 /**
  * The one fold of the change feed into graph state (docs/architecture.md#one-fold-of-the-feed): entities with their

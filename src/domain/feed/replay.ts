@@ -1,6 +1,6 @@
-import type { ChangeEvent } from "./history.js";
-import { GraphFold } from "./fold.js";
 import type { Entity, EntityNode, Relation } from "../model/model.js";
+import { GraphFold } from "./fold.js";
+import type { ChangeEvent } from "./history.js";
 
 /**
  * The graph as it was: the state a set of events leaves, rebuilt from their changes alone (docs/history.md#as-of-reads)

@@ -1,4 +1,5 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
+
 import { ValidationError } from "./errors.js";
 import { isGuid } from "./ids.js";
 

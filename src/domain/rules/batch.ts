@@ -1,8 +1,7 @@
-import { checkExpectedVersion } from "../model/expectedVersion.js";
 import { ValidationError } from "../model/errors.js";
+import { checkExpectedVersion } from "../model/expectedVersion.js";
 import { entityId, relationId, relationIds } from "../model/ids.js";
 import { LIMITS } from "../model/limits.js";
-import type { BatchOp, BatchStep } from "./batchModel.js";
 import {
   checkCount,
   checkEntityName,
@@ -13,6 +12,7 @@ import {
   checkRelationType,
   normalizeMetadata,
 } from "../model/validation.js";
+import type { BatchOp, BatchStep } from "./batchModel.js";
 
 /**
  * execute_batch's rules (docs/curate.md#execute_batch): the operations it takes, each with the

@@ -1,4 +1,5 @@
 import { distance } from "fastest-levenshtein";
+
 import { compareText } from "../model/order.js";
 
 /**

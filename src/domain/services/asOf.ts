@@ -1,7 +1,7 @@
+import { GraphReplay } from "../feed/replay.js";
 import { NotFoundError, ValidationError } from "../model/errors.js";
 import type { Direction, Entity, EntityNode, Relation } from "../model/model.js";
 import { parseTime } from "../model/validation.js";
-import { GraphReplay } from "../feed/replay.js";
 import type { GraphStore } from "../ports/store.js";
 import { subgraph } from "../rules/subgraph.js";
 

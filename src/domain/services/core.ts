@@ -12,7 +12,7 @@ import {
   normalizeMetadata,
 } from "../model/validation.js";
 import type { EntitySummary, GraphStore } from "../ports/store.js";
-import { idOf, type EntityRef } from "../rules/entityRef.js";
+import { type EntityRef, idOf } from "../rules/entityRef.js";
 import type { AsOfReads } from "./asOf.js";
 
 export interface UpsertEntityInput {

@@ -1,11 +1,11 @@
-import { atomicFloor, checkRequestId, MAX_BATCH_OPERATIONS, stepsOf, tooLarge } from "../rules/batch.js";
-import type { BatchAnswer, BatchOp, StepResult } from "../rules/batchModel.js";
-import type { MergeReport } from "../rules/curationModel.js";
 import { ConflictError, MemoryError, ValidationError } from "../model/errors.js";
 import { LIMITS } from "../model/limits.js";
 import type { Actor } from "../model/model.js";
 import type { GraphIndex } from "../ports/graphIndex.js";
 import type { GraphStore } from "../ports/store.js";
+import { atomicFloor, checkRequestId, MAX_BATCH_OPERATIONS, stepsOf, tooLarge } from "../rules/batch.js";
+import type { BatchAnswer, BatchOp, StepResult } from "../rules/batchModel.js";
+import type { MergeReport } from "../rules/curationModel.js";
 import { idOf } from "../rules/entityRef.js";
 import type { CoreService } from "./core.js";
 import type { GraphService } from "./graph.js";
@@ -19,7 +19,7 @@ interface BatchWriters {
   graph: Pick<GraphService, "addObservations" | "deleteEntities" | "deleteRelations" | "deleteObservations">;
 }
 import { checkCount, checkEntityType, checkLimit } from "../model/validation.js";
-import { DEFAULT_DUPLICATE_THRESHOLD, findDuplicates, type DuplicateCandidate, type DuplicatePair } from "../rules/duplicates.js";
+import { DEFAULT_DUPLICATE_THRESHOLD, type DuplicateCandidate, type DuplicatePair, findDuplicates } from "../rules/duplicates.js";
 
 const DEFAULT_DUPLICATE_LIMIT = 50;
 /** Sources one merge takes: each is read whole and merged in turn. */

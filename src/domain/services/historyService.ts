@@ -1,13 +1,13 @@
+import { CHANGE_KINDS, type ChangeEvent, type ChangeKind, describeEvent } from "../feed/history.js";
 import type { CursorCodec } from "../model/cursor.js";
 import { NotFoundError, ValidationError } from "../model/errors.js";
-import { describeEvent, CHANGE_KINDS, type ChangeEvent, type ChangeKind } from "../feed/history.js";
 import { entityId as entityIdOf } from "../model/ids.js";
 import type { Actor } from "../model/model.js";
-import { EntityRestore, touchesEntity, type RestoreReport } from "./restore.js";
-import type { GraphStore } from "../ports/store.js";
-import { idOf, type EntityRef } from "../rules/entityRef.js";
 import { checkCount, checkEntityName, checkLimit, checkPrincipal, parseTime } from "../model/validation.js";
+import type { GraphStore } from "../ports/store.js";
+import { type EntityRef, idOf } from "../rules/entityRef.js";
 import type { AsOfReads } from "./asOf.js";
+import { EntityRestore, type RestoreReport, touchesEntity } from "./restore.js";
 
 /**
  * History over the change feed (docs/history.md): the workspace's changes, one entity's history,

@@ -2,8 +2,6 @@ import { forEachLimited } from "../model/concurrency.js";
 import { entityId, observationId, relationIds, relationWrite, tagId } from "../model/ids.js";
 import { LIMITS } from "../model/limits.js";
 import type { Actor, TagDefinition } from "../model/model.js";
-import type { GraphIndex } from "../ports/graphIndex.js";
-import type { GraphStore, NewEntity, ObservationChange, RelationWrite, TagStore, TagTarget } from "../ports/store.js";
 import {
   checkEntityInput,
   checkEntityName,
@@ -15,6 +13,8 @@ import {
   type EntityInput,
   type RelationInput,
 } from "../model/validation.js";
+import type { GraphIndex } from "../ports/graphIndex.js";
+import type { GraphStore, NewEntity, ObservationChange, RelationWrite, TagStore, TagTarget } from "../ports/store.js";
 
 /** An item of an import file, with the line it came from (for reports). */
 export type Located<T> = T & { line: number };

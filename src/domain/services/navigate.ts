@@ -1,15 +1,15 @@
 import type { GraphIndex } from "../ports/graphIndex.js";
-import { idOf, type EntityRef } from "../rules/entityRef.js";
+import { type EntityRef, idOf } from "../rules/entityRef.js";
 import {
   checkDistinctEnds,
   checkNeighborRequest,
   checkPathRequest,
-  neighbors,
-  shortestPath,
   type Neighborhood,
   type NeighborRequest,
+  neighbors,
   type PathRequest,
   type PathResult,
+  shortestPath,
 } from "../rules/navigation.js";
 
 /**

@@ -1,11 +1,11 @@
+import { type Change, type ChangeEvent, commitTimeOf, entitiesOf, type EntityState, feedPlace } from "../feed/history.js";
+import { GraphReplay } from "../feed/replay.js";
 import { ConflictError, NotFoundError, ValidationError } from "../model/errors.js";
-import { commitTimeOf, entitiesOf, feedPlace, type Change, type ChangeEvent, type EntityState } from "../feed/history.js";
-import { entityId as entityIdOf, relationId, tagId, observationId as observationIdOf } from "../model/ids.js";
+import { entityId as entityIdOf, observationId as observationIdOf, relationId, tagId } from "../model/ids.js";
 import { LIMITS } from "../model/limits.js";
 import type { Actor, EntityNode } from "../model/model.js";
-import { GraphReplay } from "../feed/replay.js";
-import type { GraphStore, RelationWrite } from "../ports/store.js";
 import { checkEntityName } from "../model/validation.js";
+import type { GraphStore, RelationWrite } from "../ports/store.js";
 
 /**
  * restore_entity (docs/history.md#restoring-a-deleted-entity): brings back a deleted entity, as it was just before

@@ -1,6 +1,5 @@
 import type { CursorCodec } from "../model/cursor.js";
 import { ValidationError } from "../model/errors.js";
-import type { EntityHit, GraphIndex, GraphStats } from "../ports/graphIndex.js";
 import { entityId } from "../model/ids.js";
 import { LIMITS } from "../model/limits.js";
 import type { Relation } from "../model/model.js";
@@ -15,6 +14,7 @@ import {
   checkTagName,
   parseTime,
 } from "../model/validation.js";
+import type { EntityHit, GraphIndex, GraphStats } from "../ports/graphIndex.js";
 
 export const DEFAULT_SEARCH_ENTITIES_LIMIT = 20;
 export const DEFAULT_SEARCH_RELATIONS_LIMIT = 50;

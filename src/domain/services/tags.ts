@@ -3,9 +3,6 @@ import { entityId, observationId, tagId } from "../model/ids.js";
 import { LIMITS } from "../model/limits.js";
 import type { Actor, Entity, Relation, TagDefinition, TagUsage } from "../model/model.js";
 import { compareText } from "../model/order.js";
-import type { GraphIndex } from "../ports/graphIndex.js";
-import type { TagChange, TagRef, TagStore, TagTarget } from "../ports/store.js";
-import { subgraph } from "../rules/subgraph.js";
 import {
   checkCount,
   checkEntityName,
@@ -15,6 +12,9 @@ import {
   checkTagDescription,
   checkTagName,
 } from "../model/validation.js";
+import type { GraphIndex } from "../ports/graphIndex.js";
+import type { TagChange, TagRef, TagStore, TagTarget } from "../ports/store.js";
+import { subgraph } from "../rules/subgraph.js";
 
 export const DEFAULT_TAGGED_LIMIT = 50;
 

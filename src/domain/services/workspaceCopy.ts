@@ -1,7 +1,7 @@
 import { forEachLimited } from "../model/concurrency.js";
+import type { Actor } from "../model/model.js";
 import type { ImportInput, ImportReport } from "./importGraph.js";
 import type { Services } from "./services.js";
-import type { Actor } from "../model/model.js";
 
 /** Entities read per page while copying: bounded memory however large the workspace. */
 const PAGE = 1000;

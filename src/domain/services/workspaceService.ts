@@ -1,4 +1,4 @@
-import { accessTo, type Access, type Principal } from "../model/access.js";
+import { type Access, accessTo, type Principal } from "../model/access.js";
 import { forEachLimited } from "../model/concurrency.js";
 import { ValidationError } from "../model/errors.js";
 import type { Actor } from "../model/model.js";

@@ -1,7 +1,8 @@
 import { timingSafeEqual } from "node:crypto";
+
 import { apiKeyDigest } from "../../config/apiKeyMaterial.js";
-import type { Principal } from "../../domain/model/access.js";
 import type { ApiKeyEntry } from "../../config/auth.js";
+import type { Principal } from "../../domain/model/access.js";
 
 // Key material is configuration (the keys CLI makes it); re-exported for the verifier's callers and tests.
 export { hashApiKey } from "../../config/apiKeyMaterial.js";

@@ -1,7 +1,7 @@
+import type { AuthMode } from "../../config/auth.js";
 import { ANONYMOUS, type Principal } from "../../domain/model/access.js";
 import { apiKeyVerifier } from "./apiKeyVerifier.js";
 import { entraTokenVerifier } from "./entraTokens.js";
-import type { AuthMode } from "../../config/auth.js";
 
 type Authentication =
   | { ok: true; principal: Principal }

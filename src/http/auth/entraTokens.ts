@@ -1,6 +1,7 @@
-import { createRemoteJWKSet, errors, jwtVerify, type JWTPayload } from "jose";
-import type { Grant, Principal } from "../../domain/model/access.js";
+import { createRemoteJWKSet, errors, type JWTPayload, jwtVerify } from "jose";
+
 import type { EntraSettings } from "../../config/auth.js";
+import type { Grant, Principal } from "../../domain/model/access.js";
 
 export type TokenCheck =
   | { ok: true; principal: Principal }

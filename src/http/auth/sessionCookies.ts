@@ -1,5 +1,6 @@
 import type { Context } from "hono";
 import { generateCookie } from "hono/cookie";
+
 import type { AuthSettings } from "../../config/auth.js";
 import { accessTo, type Principal } from "../../domain/model/access.js";
 import { credentialFingerprint, mintSession, SESSION_COOKIE, SESSION_SECONDS, sessionKeyFrom, verifySession } from "../viewerSession.js";

@@ -1,7 +1,8 @@
 import { z } from "zod";
+
 import { ADDITIVE_WRITE } from "../annotations.js";
-import { defineTool } from "../tool.js";
 import { indentedJson } from "../graphShapes.js";
+import { defineTool } from "../tool.js";
 
 /** Official memory-server parity (see createEntities.ts). */
 export const addObservations = defineTool({

@@ -1,7 +1,8 @@
 import { z } from "zod";
+
 import { ADDITIVE_WRITE } from "../annotations.js";
-import { defineTool } from "../tool.js";
 import { indentedJson, officialEntity } from "../graphShapes.js";
+import { defineTool } from "../tool.js";
 
 /** Official memory-server parity: name, description, schemas, annotations and text as server-memory 2026.8.31. */
 export const createEntities = defineTool({

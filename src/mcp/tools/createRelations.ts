@@ -1,7 +1,8 @@
 import { z } from "zod";
+
 import { ADDITIVE_WRITE } from "../annotations.js";
-import { defineTool } from "../tool.js";
 import { indentedJson, officialRelation } from "../graphShapes.js";
+import { defineTool } from "../tool.js";
 
 /** Official memory-server parity (see createEntities.ts). */
 export const createRelations = defineTool({

@@ -1,8 +1,9 @@
 import { z } from "zod";
+
 import { IDEMPOTENT_WRITE } from "../annotations.js";
-import { defineTool } from "../tool.js";
 import { tagDefinition } from "../graphShapes.js";
 import { tagCategory, tagDescription, tagName } from "../schemas.js";
+import { defineTool } from "../tool.js";
 
 export const defineTag = defineTool({
   name: "define_tag",

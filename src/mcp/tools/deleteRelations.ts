@@ -1,7 +1,8 @@
 import { z } from "zod";
+
 import { IDEMPOTENT_DESTRUCTIVE_WRITE } from "../annotations.js";
-import { defineTool } from "../tool.js";
 import { officialRelation, officialStatus } from "../graphShapes.js";
+import { defineTool } from "../tool.js";
 
 const MESSAGE = "Relations deleted successfully";
 

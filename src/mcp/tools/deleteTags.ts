@@ -1,7 +1,8 @@
 import { z } from "zod";
+
 import { IDEMPOTENT_DESTRUCTIVE_WRITE } from "../annotations.js";
-import { defineTool } from "../tool.js";
 import { tagNames } from "../schemas.js";
+import { defineTool } from "../tool.js";
 
 export const deleteTags = defineTool({
   name: "delete_tags",

@@ -1,4 +1,5 @@
 import { z } from "zod";
+
 import { IDEMPOTENT_DESTRUCTIVE_WRITE } from "../annotations.js";
 import { defineTool } from "../tool.js";
 

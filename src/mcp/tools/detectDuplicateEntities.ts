@@ -1,8 +1,9 @@
 import { z } from "zod";
-import { READ_ONLY } from "../annotations.js";
+
 import { LIMITS } from "../../domain/model/limits.js";
-import { defineTool } from "../tool.js";
+import { READ_ONLY } from "../annotations.js";
 import { entityType, resultLimit } from "../schemas.js";
+import { defineTool } from "../tool.js";
 
 const entitySummary = z.object({ id: z.string(), name: z.string(), entityType: z.string() });
 

@@ -1,8 +1,9 @@
 import { z } from "zod";
-import { DESTRUCTIVE_WRITE } from "../annotations.js";
-import type { BatchOp } from "../../domain/rules/batchModel.js";
-import { MAX_BATCH_OPERATIONS } from "../../domain/rules/batch.js";
+
 import { ERROR_KINDS } from "../../domain/model/errors.js";
+import { MAX_BATCH_OPERATIONS } from "../../domain/rules/batch.js";
+import type { BatchOp } from "../../domain/rules/batchModel.js";
+import { DESTRUCTIVE_WRITE } from "../annotations.js";
 import { defineTool } from "../tool.js";
 import { addObservations } from "./addObservations.js";
 import { deleteEntities } from "./deleteEntities.js";

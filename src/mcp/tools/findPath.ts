@@ -1,9 +1,10 @@
 import { z } from "zod";
-import { READ_ONLY } from "../annotations.js";
+
 import { LIMITS } from "../../domain/model/limits.js";
-import { defineTool } from "../tool.js";
+import { READ_ONLY } from "../annotations.js";
 import { relationEnds, relationEndsOf } from "../graphShapes.js";
 import { entityName, relationType } from "../schemas.js";
+import { defineTool } from "../tool.js";
 
 const entityStep = z.object({ kind: z.literal("entity"), id: z.string(), name: z.string() });
 const relationStep = z.object({ kind: z.literal("relation"), ...relationEnds });

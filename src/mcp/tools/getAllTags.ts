@@ -1,7 +1,8 @@
 import { z } from "zod";
+
 import { READ_ONLY } from "../annotations.js";
-import { defineTool } from "../tool.js";
 import { tagDefinition } from "../graphShapes.js";
+import { defineTool } from "../tool.js";
 
 export const getAllTags = defineTool({
   name: "get_all_tags",

@@ -1,9 +1,10 @@
 import { z } from "zod";
-import { READ_ONLY } from "../annotations.js";
+
 import { CHANGE_KINDS } from "../../domain/feed/history.js";
-import { defineTool } from "../tool.js";
+import { READ_ONLY } from "../annotations.js";
 import { eventsOutput, pageInput, toEventsOutput } from "../historyShapes.js";
 import { entityName } from "../schemas.js";
+import { defineTool } from "../tool.js";
 
 export const getChanges = defineTool({
   name: "get_changes",

@@ -1,10 +1,11 @@
 import { z } from "zod";
-import { READ_ONLY } from "../annotations.js";
-import { DEFAULT_TAGGED_LIMIT } from "../../domain/services/tags.js";
+
 import { LIMITS } from "../../domain/model/limits.js";
-import { defineTool } from "../tool.js";
+import { DEFAULT_TAGGED_LIMIT } from "../../domain/services/tags.js";
+import { READ_ONLY } from "../annotations.js";
 import { officialRelation, taggedEntity, toOfficialGraph } from "../graphShapes.js";
 import { resultLimit, tagName } from "../schemas.js";
+import { defineTool } from "../tool.js";
 
 export const getEntitiesByTag = defineTool({
   name: "get_entities_by_tag",

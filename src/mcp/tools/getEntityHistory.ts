@@ -1,8 +1,8 @@
 import { ValidationError } from "../../domain/model/errors.js";
 import { READ_ONLY } from "../annotations.js";
-import { defineTool } from "../tool.js";
 import { eventsOutput, pageInput, toEventsOutput } from "../historyShapes.js";
 import { entityId, entityName } from "../schemas.js";
+import { defineTool } from "../tool.js";
 
 export const getEntityHistory = defineTool({
   name: "get_entity_history",

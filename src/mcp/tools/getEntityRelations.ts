@@ -1,9 +1,10 @@
 import { z } from "zod";
+
 import { READ_ONLY } from "../annotations.js";
-import { defineTool } from "../tool.js";
 import { authorshipFields, authorshipOf, versionOrLegacy } from "../graphShapes.js";
-import { entityId, entityName, metadataOutput, versionOutput } from "../schemas.js";
 import { asOfInput } from "../historyShapes.js";
+import { entityId, entityName, metadataOutput, versionOutput } from "../schemas.js";
+import { defineTool } from "../tool.js";
 
 export const getEntityRelations = defineTool({
   name: "get_entity_relations",

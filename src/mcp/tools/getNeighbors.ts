@@ -1,11 +1,12 @@
 import { z } from "zod";
-import { READ_ONLY } from "../annotations.js";
-import { LIMITS } from "../../domain/model/limits.js";
+
 import { checkMaxChars } from "../../domain/model/budget.js";
-import { defineTool } from "../tool.js";
+import { LIMITS } from "../../domain/model/limits.js";
+import { READ_ONLY } from "../annotations.js";
 import { maxCharsInput, truncationOutput, withinBudget } from "../budgets.js";
 import { relationEnds, relationEndsOf, taggedEntity, toOfficialGraph } from "../graphShapes.js";
 import { entityId, entityName, entityType, relationType, resultLimit } from "../schemas.js";
+import { defineTool } from "../tool.js";
 
 const direction = z.enum(["out", "in", "both"]);
 

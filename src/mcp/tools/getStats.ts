@@ -1,4 +1,5 @@
 import { z } from "zod";
+
 import { READ_ONLY } from "../annotations.js";
 import { defineTool } from "../tool.js";
 

@@ -7,16 +7,20 @@ import { deleteEntities } from "./deleteEntities.js";
 import { deleteObservations } from "./deleteObservations.js";
 import { deleteRelations } from "./deleteRelations.js";
 import { deleteTags } from "./deleteTags.js";
-import { executeBatch } from "./executeBatch.js";
+import { deleteWorkspace } from "./deleteWorkspace.js";
 import { detectDuplicateEntities } from "./detectDuplicateEntities.js";
-import { mergeEntities } from "./mergeEntities.js";
+import { executeBatch } from "./executeBatch.js";
+import { findPath } from "./findPath.js";
 import { getAllTags } from "./getAllTags.js";
-import { getEntitiesByTag } from "./getEntitiesByTag.js";
 import { getChanges } from "./getChanges.js";
+import { getEntitiesByTag } from "./getEntitiesByTag.js";
 import { getEntityHistory } from "./getEntityHistory.js";
 import { getEntityRelations } from "./getEntityRelations.js";
+import { getNeighbors } from "./getNeighbors.js";
 import { getStats } from "./getStats.js";
 import { getTagUsage } from "./getTagUsage.js";
+import { listWorkspaces } from "./listWorkspaces.js";
+import { mergeEntities } from "./mergeEntities.js";
 import { openNodes } from "./openNodes.js";
 import { readGraph } from "./readGraph.js";
 import { removeTagsFromEntity } from "./removeTagsFromEntity.js";
@@ -29,10 +33,6 @@ import { tagObservation } from "./tagObservation.js";
 import { untagObservation } from "./untagObservation.js";
 import { upsertEntity } from "./upsertEntity.js";
 import { upsertRelation } from "./upsertRelation.js";
-import { getNeighbors } from "./getNeighbors.js";
-import { findPath } from "./findPath.js";
-import { listWorkspaces } from "./listWorkspaces.js";
-import { deleteWorkspace } from "./deleteWorkspace.js";
 
 /** Every tool, in the order tools/list shows them. Add a tool: write its module, list it here. */
 export const ALL_TOOLS: readonly AnyTool[] = [

@@ -1,7 +1,8 @@
 import { z } from "zod";
+
 import { IDEMPOTENT_DESTRUCTIVE_WRITE } from "../annotations.js";
-import { defineTool } from "../tool.js";
 import { entityName } from "../schemas.js";
+import { defineTool } from "../tool.js";
 
 const named = z.object({ id: z.string(), name: z.string() });
 const relationLabel = z.object({ from: z.string(), relationType: z.string(), to: z.string() });

@@ -1,11 +1,12 @@
 import { z } from "zod";
-import { defineTool } from "../tool.js";
-import { officialGraphAnswer, toOfficialGraph } from "../graphShapes.js";
-import { asOfInput } from "../historyShapes.js";
+
 import { checkMaxChars } from "../../domain/model/budget.js";
 import type { Relation } from "../../domain/model/model.js";
 import { maxCharsInput } from "../budgets.js";
+import { officialGraphAnswer, toOfficialGraph } from "../graphShapes.js";
+import { asOfInput } from "../historyShapes.js";
 import { officialGraphWithin } from "../officialBudget.js";
+import { defineTool } from "../tool.js";
 
 /** Official memory-server parity (see createEntities.ts). */
 export const openNodes = defineTool({

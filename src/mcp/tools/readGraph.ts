@@ -1,14 +1,15 @@
 import { z } from "zod";
-import { READ_ONLY } from "../annotations.js";
-import { LIMITS } from "../../domain/model/limits.js";
+
 import { checkMaxChars } from "../../domain/model/budget.js";
-import { defineTool } from "../tool.js";
-import { resultLimit } from "../schemas.js";
+import { ValidationError } from "../../domain/model/errors.js";
+import { LIMITS } from "../../domain/model/limits.js";
+import { compareText } from "../../domain/model/order.js";
+import { READ_ONLY } from "../annotations.js";
+import { maxCharsInput, truncationOutput, withinBudget } from "../budgets.js";
 import { graphOutput, toGraphOutput } from "../graphShapes.js";
 import { asOfInput } from "../historyShapes.js";
-import { maxCharsInput, truncationOutput, withinBudget } from "../budgets.js";
-import { ValidationError } from "../../domain/model/errors.js";
-import { compareText } from "../../domain/model/order.js";
+import { resultLimit } from "../schemas.js";
+import { defineTool } from "../tool.js";
 
 export const readGraph = defineTool({
   name: "read_graph",

@@ -1,7 +1,8 @@
 import { z } from "zod";
+
 import { IDEMPOTENT_DESTRUCTIVE_WRITE } from "../annotations.js";
-import { defineTool } from "../tool.js";
 import { entityName, tagNames } from "../schemas.js";
+import { defineTool } from "../tool.js";
 
 export const removeTagsFromEntity = defineTool({
   name: "remove_tags_from_entity",

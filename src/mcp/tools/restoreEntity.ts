@@ -1,7 +1,8 @@
 import { z } from "zod";
+
 import { ADDITIVE_WRITE } from "../annotations.js";
-import { defineTool } from "../tool.js";
 import { entityName } from "../schemas.js";
+import { defineTool } from "../tool.js";
 
 export const restoreEntity = defineTool({
   name: "restore_entity",

@@ -1,12 +1,13 @@
 import { z } from "zod";
-import { READ_ONLY } from "../annotations.js";
+
+import { checkMaxChars } from "../../domain/model/budget.js";
 import { LIMITS } from "../../domain/model/limits.js";
 import { DEFAULT_SEARCH_ENTITIES_LIMIT } from "../../domain/services/searchService.js";
-import { checkMaxChars } from "../../domain/model/budget.js";
+import { READ_ONLY } from "../annotations.js";
 import { maxCharsInput, truncationOutput, withinPageBudget } from "../budgets.js";
-import { defineTool } from "../tool.js";
 import { entityType, resultLimit, tagNames } from "../schemas.js";
 import { entityHitsOutput, toEntityHits } from "../searchShapes.js";
+import { defineTool } from "../tool.js";
 
 export const searchEntities = defineTool({
   name: "search_entities",

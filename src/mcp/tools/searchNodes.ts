@@ -1,13 +1,14 @@
 import { z } from "zod";
-import { DEFAULT_SEARCH_LIMIT } from "../../domain/services/graph.js";
-import { LIMITS } from "../../domain/model/limits.js";
-import { defineTool } from "../tool.js";
-import { resultLimit } from "../schemas.js";
-import { officialGraphAnswer, toOfficialGraph } from "../graphShapes.js";
+
 import { checkMaxChars } from "../../domain/model/budget.js";
+import { LIMITS } from "../../domain/model/limits.js";
 import type { Relation } from "../../domain/model/model.js";
+import { DEFAULT_SEARCH_LIMIT } from "../../domain/services/graph.js";
 import { maxCharsInput } from "../budgets.js";
+import { officialGraphAnswer, toOfficialGraph } from "../graphShapes.js";
 import { officialGraphWithin } from "../officialBudget.js";
+import { resultLimit } from "../schemas.js";
+import { defineTool } from "../tool.js";
 
 /** Official memory-server parity (see createEntities.ts), plus an optional `limit`. */
 export const searchNodes = defineTool({

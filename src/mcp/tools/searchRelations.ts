@@ -1,12 +1,13 @@
 import { z } from "zod";
-import { READ_ONLY } from "../annotations.js";
+
+import { checkMaxChars } from "../../domain/model/budget.js";
 import { LIMITS } from "../../domain/model/limits.js";
 import { DEFAULT_SEARCH_RELATIONS_LIMIT } from "../../domain/services/searchService.js";
-import { checkMaxChars } from "../../domain/model/budget.js";
+import { READ_ONLY } from "../annotations.js";
 import { maxCharsInput, truncationOutput, withinPageBudget } from "../budgets.js";
-import { defineTool } from "../tool.js";
 import { entityName, entityType, relationType, resultLimit } from "../schemas.js";
 import { relationsOutput, toRelations } from "../searchShapes.js";
+import { defineTool } from "../tool.js";
 
 export const searchRelations = defineTool({
   name: "search_relations",

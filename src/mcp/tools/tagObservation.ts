@@ -1,7 +1,8 @@
 import { z } from "zod";
+
 import { IDEMPOTENT_WRITE } from "../annotations.js";
-import { defineTool } from "../tool.js";
 import { entityName, observation, tagNames } from "../schemas.js";
+import { defineTool } from "../tool.js";
 
 export const tagObservation = defineTool({
   name: "tag_observation",

@@ -1,7 +1,8 @@
 import { z } from "zod";
+
 import { IDEMPOTENT_WRITE } from "../annotations.js";
-import { defineTool } from "../tool.js";
 import { entityName, entityType, expectedVersion, metadataInput, observations, versionOutput } from "../schemas.js";
+import { defineTool } from "../tool.js";
 
 export const upsertEntity = defineTool({
   name: "upsert_entity",

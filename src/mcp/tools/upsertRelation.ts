@@ -1,7 +1,8 @@
 import { z } from "zod";
+
 import { IDEMPOTENT_WRITE } from "../annotations.js";
-import { defineTool } from "../tool.js";
 import { entityId, entityName, expectedVersion, metadataInput, relationType, versionOutput } from "../schemas.js";
+import { defineTool } from "../tool.js";
 
 export const upsertRelation = defineTool({
   name: "upsert_relation",

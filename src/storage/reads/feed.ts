@@ -1,10 +1,11 @@
 import { odata } from "@azure/data-tables";
-import { commitStamp, commitTimeOf, inFeedOrder, type ChangeEvent, type FeedPosition } from "../../domain/feed/history.js";
+
+import { type ChangeEvent, commitStamp, commitTimeOf, type FeedPosition, inFeedOrder } from "../../domain/feed/history.js";
 import type { EventQuery } from "../../domain/ports/store.js";
 import { entityFlag, toChangeEvent } from "../rows/events.js";
-import { rangeFilter, type TableGateway } from "../table/gateway.js";
 import { eventKeyTime, keyRange, rowKey } from "../rows/keys.js";
 import type { StoredRow } from "../rows/rows.js";
+import { rangeFilter, type TableGateway } from "../table/gateway.js";
 
 /** Reads of the change feed (the event range, keys.ts; docs/history.md). */
 

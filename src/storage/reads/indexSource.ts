@@ -1,15 +1,17 @@
 import { randomUUID } from "node:crypto";
+
 import { odata } from "@azure/data-tables";
-import type { FeedTail, IndexSource, RegistryState, WorkspaceSnapshot } from "../../domain/ports/graphIndex.js";
+
 import type { FeedPosition } from "../../domain/feed/history.js";
 import type { EntityNode, TagDefinition } from "../../domain/model/model.js";
+import type { FeedTail, IndexSource, RegistryState, WorkspaceSnapshot } from "../../domain/ports/graphIndex.js";
+import { keyRange, rowKey } from "../rows/keys.js";
+import { kindOf, type StoredRow, text, toTagDefinition } from "../rows/rows.js";
 import type { StorageConnection } from "../table/client.js";
 import { classifyStorageError, toMemoryError } from "../table/errors.js";
 import { rangeFilter, type TableGateway } from "../table/gateway.js";
 import { feedStep } from "./feed.js";
-import { keyRange, rowKey } from "../rows/keys.js";
 import { scan, scanEntities } from "./reads.js";
-import { kindOf, text, toTagDefinition, type StoredRow } from "../rows/rows.js";
 
 const DAY_MS = 86_400_000;
 /** A position this close to the retention horizon is treated as past it: pruning may be under way. */

@@ -1,8 +1,8 @@
 import type { Direction, EntityNode } from "../../domain/model/model.js";
-import type { TableGateway } from "../table/gateway.js";
 import { keyRange, ownerOf } from "../rows/keys.js";
 import { entityRelationsFilter, entityScanFilter, SEARCH_COLUMNS } from "../rows/queries.js";
 import { assembleEntity, type StoredRow } from "../rows/rows.js";
+import type { TableGateway } from "../table/gateway.js";
 
 /** Reads of entities. Every one is a range query or a scan in key order (layout in keys.ts). */
 

@@ -1,10 +1,10 @@
 import { forEachLimited } from "../../domain/model/concurrency.js";
 import type { Direction, EntityNode } from "../../domain/model/model.js";
 import type { TraversalPort } from "../../domain/rules/navigation.js";
-import type { TableGateway } from "../table/gateway.js";
 import { keyRange } from "../rows/keys.js";
 import { entityRelationsFilter } from "../rows/queries.js";
 import { assembleEntity, type StoredRow } from "../rows/rows.js";
+import type { TableGateway } from "../table/gateway.js";
 import { CONCURRENCY } from "../table/gateway.js";
 
 /** Range reads of one traversal round in flight at once: as for writes (transactions.ts), enough to hide latency, few enough not to be throttled. */

@@ -1,10 +1,12 @@
 import { randomBytes } from "node:crypto";
+
 import type { TransactionAction } from "@azure/data-tables";
-import { commitStamp, entitiesOf, type Change, type ChangeEvent } from "../../domain/feed/history.js";
+
+import { type Change, type ChangeEvent, commitStamp, entitiesOf } from "../../domain/feed/history.js";
 import { isGuid } from "../../domain/model/ids.js";
 import { eventKeyTime, rowKey } from "./keys.js";
+import { type StoredRow, text } from "./rows.js";
 import type { Stamp } from "./rowWrites.js";
-import { text, type StoredRow } from "./rows.js";
 
 /**
  * Event rows (docs/history.md): one per transaction, written in it, summarising its changes. The

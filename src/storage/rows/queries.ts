@@ -1,4 +1,5 @@
 import { odata } from "@azure/data-tables";
+
 import type { Direction } from "../../domain/model/model.js";
 import { keyRange } from "./keys.js";
 

@@ -1,12 +1,13 @@
 import { randomUUID } from "node:crypto";
+
 import { observationId } from "../../domain/model/ids.js";
 import type { Actor } from "../../domain/model/model.js";
 import { orderKey } from "../../domain/model/order.js";
 import type { RelationWrite } from "../../domain/ports/store.js";
 import type { Clock } from "./clock.js";
 import { relationRowKeys, rowKey } from "./keys.js";
+import { type EntityRow, kindOf, type ObservationRow, type RelationRow, type StoredRow } from "./rows.js";
 import { newVersion } from "./versions.js";
-import { kindOf, type EntityRow, type ObservationRow, type RelationRow, type StoredRow } from "./rows.js";
 
 /** The rows writes store, built in one place so every write path stores the same shape. */
 

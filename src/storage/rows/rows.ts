@@ -1,7 +1,8 @@
 import type { TableEntityResult } from "@azure/data-tables";
+
 import type { Entity, EntityNode, Metadata, Relation, TagDefinition } from "../../domain/model/model.js";
 import { byCreation, compareText } from "../../domain/model/order.js";
-import { rowKey, tagLinkKeys, type RowKind, type TagTarget } from "./keys.js";
+import { rowKey, type RowKind, tagLinkKeys, type TagTarget } from "./keys.js";
 
 /** Stored shape of each row kind. Metadata is JSON text because Table properties are scalars. */
 export interface EntityRow {

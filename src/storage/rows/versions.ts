@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+
 import { LEGACY_VERSION, versionConflict } from "../../domain/model/expectedVersion.js";
 import { text } from "./rows.js";
 

@@ -1,11 +1,12 @@
+import type { PipelinePolicy } from "@azure/core-rest-pipeline";
 import { TableClient, type TableServiceClientOptions } from "@azure/data-tables";
 import { DefaultAzureCredential, ManagedIdentityCredential, type TokenCredential } from "@azure/identity";
-import type { PipelinePolicy } from "@azure/core-rest-pipeline";
+
+import type { Clock } from "../rows/clock.js";
+import { classifyStorageError } from "./errors.js";
+import { ConditionalDeletes, TableGateway, TableState } from "./gateway.js";
 import { RequestCounter } from "./requestCounter.js";
 import type { StorageSettings } from "./storageSettings.js";
-import type { Clock } from "../rows/clock.js";
-import { ConditionalDeletes, TableGateway, TableState } from "./gateway.js";
-import { classifyStorageError } from "./errors.js";
 
 /**
  * Retries are few and short: a tool call should fail with a clear StorageError in seconds, not hang

@@ -1,4 +1,5 @@
 import { isRestError, type RestError } from "@azure/core-rest-pipeline";
+
 import { ConflictError, MemoryError, NotFoundError, StorageError } from "../../domain/model/errors.js";
 
 /** What a failed storage call means to the adapter, decided from status and `odata.error` code. */

@@ -1,11 +1,13 @@
 import { AsyncLocalStorage } from "node:async_hooks";
+
 import type { PipelinePolicy } from "@azure/core-rest-pipeline";
 import { odata, type TableClient, type TransactionAction, type UpdateMode } from "@azure/data-tables";
+
 import type { Clock } from "../rows/clock.js";
-import { classifyStorageError, toMemoryError } from "./errors.js";
 import type { KeyRange } from "../rows/keys.js";
-import type { Row } from "../rows/rowWrites.js";
 import type { StoredRow } from "../rows/rows.js";
+import type { Row } from "../rows/rowWrites.js";
+import { classifyStorageError, toMemoryError } from "./errors.js";
 
 /** Table Storage returns at most 1,000 rows per page. */
 const PAGE_SIZE = 1000;

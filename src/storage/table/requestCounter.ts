@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from "node:async_hooks";
+
 import type { PipelinePolicy } from "@azure/core-rest-pipeline";
 
 /**

@@ -1,16 +1,16 @@
-import { entitiesOfStep, tooLarge } from "../../domain/rules/batch.js";
-import type { BatchAnswer, BatchStep } from "../../domain/rules/batchModel.js";
 import { LIMITS } from "../../domain/model/limits.js";
 import type { Actor } from "../../domain/model/model.js";
-import { AtomicPlan } from "./batchPlan.js";
+import { entitiesOfStep, tooLarge } from "../../domain/rules/batch.js";
+import type { BatchAnswer, BatchStep } from "../../domain/rules/batchModel.js";
 import { changeChars, EVENT_MAX_CHARS, eventAction } from "../rows/events.js";
-import { actionBytes, commit } from "./transactions.js";
-import type { TableGateway } from "../table/gateway.js";
 import { keyRange, ownerOf } from "../rows/keys.js";
-import { markerAction, readMarker, type Marker } from "./markers.js";
-import { retrying } from "../table/retrying.js";
+import { type StoredRow, text } from "../rows/rows.js";
 import { stampOf } from "../rows/rowWrites.js";
-import { text, type StoredRow } from "../rows/rows.js";
+import type { TableGateway } from "../table/gateway.js";
+import { retrying } from "../table/retrying.js";
+import { AtomicPlan } from "./batchPlan.js";
+import { type Marker, markerAction, readMarker } from "./markers.js";
+import { actionBytes, commit } from "./transactions.js";
 
 /**
  * Atomic batches (docs/curate.md#execute_batch): every operation is planned against the rows read

@@ -1,14 +1,15 @@
 import type { TransactionAction } from "@azure/data-tables";
-import type { BatchStep, StepResult } from "../../domain/rules/batchModel.js";
-import { versionConflict } from "../../domain/model/expectedVersion.js";
-import { NotFoundError, ValidationError } from "../../domain/model/errors.js";
+
 import type { Change } from "../../domain/feed/history.js";
+import { NotFoundError, ValidationError } from "../../domain/model/errors.js";
+import { versionConflict } from "../../domain/model/expectedVersion.js";
 import { observationId } from "../../domain/model/ids.js";
 import { orderKey } from "../../domain/model/order.js";
+import type { BatchStep, StepResult } from "../../domain/rules/batchModel.js";
 import { deletionOf, entityStateOf, observationCreated, relationStateOf } from "../rows/changes.js";
 import { keyRange, relationRowKeys, rowKey } from "../rows/keys.js";
-import { entityRow, relationRows, update, creation, type Row, type Stamp } from "../rows/rowWrites.js";
-import { kindOf, tagPairOf, text, type StoredRow } from "../rows/rows.js";
+import { kindOf, type StoredRow, tagPairOf, text } from "../rows/rows.js";
+import { creation, entityRow, relationRows, type Row, type Stamp, update } from "../rows/rowWrites.js";
 import { newVersion, versionOf } from "../rows/versions.js";
 
 /**

@@ -1,11 +1,12 @@
 import type { TransactionAction } from "@azure/data-tables";
+
 import type { Actor } from "../../domain/model/model.js";
 import { deletionOf, entityNames, entityStateOf } from "../rows/changes.js";
-import type { TableGateway } from "../table/gateway.js";
 import { keyRange, ownerOf, relationRowKeys } from "../rows/keys.js";
-import { retrying } from "../table/retrying.js";
-import { kindOf, tagPairOf, type StoredRow } from "../rows/rows.js";
+import { kindOf, type StoredRow, tagPairOf } from "../rows/rows.js";
 import { stampOf } from "../rows/rowWrites.js";
+import type { TableGateway } from "../table/gateway.js";
+import { retrying } from "../table/retrying.js";
 import { commit, deleteAction, type Unit } from "./transactions.js";
 
 /**

@@ -1,16 +1,16 @@
+import type { Change, EntityState } from "../../domain/feed/history.js";
+import { forEachLimited } from "../../domain/model/concurrency.js";
 import type { Actor } from "../../domain/model/model.js";
 import type { EntitySummary, EntityWrite, NewEntity, Progress } from "../../domain/ports/store.js";
-import { classifyStorageError, toMemoryError, type StorageFailure } from "../table/errors.js";
-import type { TableGateway } from "../table/gateway.js";
-import { keyRange, rowKey } from "../rows/keys.js";
-import { retrying } from "../table/retrying.js";
-import type { Change, EntityState } from "../../domain/feed/history.js";
 import { entityStateOf, observationCreated } from "../rows/changes.js";
-import { kindOf, type EntityRow } from "../rows/rows.js";
-import { entityRow, newObservationRows, stampOf, storedKeys, update, type Row } from "../rows/rowWrites.js";
-import { commit, CONCURRENCY, fitsAlone, type Unit } from "./transactions.js";
-import { forEachLimited } from "../../domain/model/concurrency.js";
+import { keyRange, rowKey } from "../rows/keys.js";
+import { type EntityRow, kindOf } from "../rows/rows.js";
+import { entityRow, newObservationRows, type Row, stampOf, storedKeys, update } from "../rows/rowWrites.js";
 import { checkVersion, newVersion } from "../rows/versions.js";
+import { classifyStorageError, type StorageFailure, toMemoryError } from "../table/errors.js";
+import type { TableGateway } from "../table/gateway.js";
+import { retrying } from "../table/retrying.js";
+import { commit, CONCURRENCY, fitsAlone, type Unit } from "./transactions.js";
 
 /** Entity rows and the observations written with them. Concurrency rules: transactions.ts. */
 

@@ -1,12 +1,14 @@
 import { createHash } from "node:crypto";
+
 import type { TransactionAction } from "@azure/data-tables";
+
 import type { BatchAnswer, BatchClaim } from "../../domain/rules/batchModel.js";
+import { rowKey } from "../rows/keys.js";
+import { type StoredRow, text } from "../rows/rows.js";
+import type { Row } from "../rows/rowWrites.js";
+import type { TableGateway } from "../table/gateway.js";
 import { retrying } from "../table/retrying.js";
 import { commit } from "./transactions.js";
-import type { TableGateway } from "../table/gateway.js";
-import { rowKey } from "../rows/keys.js";
-import type { Row } from "../rows/rowWrites.js";
-import { text, type StoredRow } from "../rows/rows.js";
 
 /**
  * Idempotent batches' marker rows (docs/curate.md#idempotency): one per requestId and workspace, keyed

@@ -1,14 +1,14 @@
-import type { MergeReport } from "../../domain/rules/curationModel.js";
-import { ConflictError, NotFoundError } from "../../domain/model/errors.js";
 import type { Change } from "../../domain/feed/history.js";
+import { ConflictError, NotFoundError } from "../../domain/model/errors.js";
 import type { Actor } from "../../domain/model/model.js";
-import type { TableGateway } from "../table/gateway.js";
+import type { MergeReport } from "../../domain/rules/curationModel.js";
 import { readEvents } from "../reads/feed.js";
 import { keyRange } from "../rows/keys.js";
-import { planSource, type EntityRange, type PlanContext } from "./mergePlan.js";
-import { MAX_ATTEMPTS, retrying } from "../table/retrying.js";
-import { stampOf } from "../rows/rowWrites.js";
 import { kindOf, text } from "../rows/rows.js";
+import { stampOf } from "../rows/rowWrites.js";
+import type { TableGateway } from "../table/gateway.js";
+import { MAX_ATTEMPTS, retrying } from "../table/retrying.js";
+import { type EntityRange, type PlanContext, planSource } from "./mergePlan.js";
 import { commit } from "./transactions.js";
 
 /**

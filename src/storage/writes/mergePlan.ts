@@ -1,14 +1,15 @@
 import type { TransactionAction } from "@azure/data-tables";
-import type { MergeReport, RelationLabel } from "../../domain/rules/curationModel.js";
+
 import type { Change } from "../../domain/feed/history.js";
 import { observationId, relationId } from "../../domain/model/ids.js";
 import { byCreation, orderKey } from "../../domain/model/order.js";
+import type { MergeReport, RelationLabel } from "../../domain/rules/curationModel.js";
 import { entityStateOf, relationStateOf } from "../rows/changes.js";
 import { relationRowKeys, rowKey, tagLinkKeys } from "../rows/keys.js";
-import { relationRows, update, type Row, type Stamp } from "../rows/rowWrites.js";
-import { kindOf, tagPairOf, text, type StoredRow } from "../rows/rows.js";
-import { deleteAction, rowGuard, type Unit } from "./transactions.js";
+import { kindOf, type StoredRow, tagPairOf, text } from "../rows/rows.js";
+import { relationRows, type Row, type Stamp, update } from "../rows/rowWrites.js";
 import { newVersion } from "../rows/versions.js";
+import { deleteAction, rowGuard, type Unit } from "./transactions.js";
 
 /**
  * The plan of merge_entities (docs/curate.md#merge_entities): one source's moves, each a unit that

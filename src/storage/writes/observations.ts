@@ -1,15 +1,15 @@
+import { forEachLimited } from "../../domain/model/concurrency.js";
 import { observationId } from "../../domain/model/ids.js";
 import type { Actor } from "../../domain/model/model.js";
 import type { ObservationChange } from "../../domain/ports/store.js";
-import { deletionUnits } from "./deletion.js";
-import type { TableGateway } from "../table/gateway.js";
-import { keyRange, rowKey } from "../rows/keys.js";
-import { retrying } from "../table/retrying.js";
-import { kindOf, type StoredRow } from "../rows/rows.js";
 import { entityNames, observationCreated } from "../rows/changes.js";
-import { newObservationRows, stampOf, storedKeys, type Stamp } from "../rows/rowWrites.js";
+import { keyRange, rowKey } from "../rows/keys.js";
+import { kindOf, type StoredRow } from "../rows/rows.js";
+import { newObservationRows, type Stamp, stampOf, storedKeys } from "../rows/rowWrites.js";
+import type { TableGateway } from "../table/gateway.js";
+import { retrying } from "../table/retrying.js";
+import { deletionUnits } from "./deletion.js";
 import { commit, CONCURRENCY, type Unit } from "./transactions.js";
-import { forEachLimited } from "../../domain/model/concurrency.js";
 
 /** Observations added to and deleted from existing entities. Concurrency rules: transactions.ts. */
 

@@ -1,4 +1,5 @@
 import type { TransactionAction } from "@azure/data-tables";
+
 import { LIMITS } from "../../domain/model/limits.js";
 import { rowKey } from "../rows/keys.js";
 import type { TableGateway } from "../table/gateway.js";

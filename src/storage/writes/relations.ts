@@ -1,18 +1,19 @@
 import type { TransactionAction } from "@azure/data-tables";
+
+import { forEachLimited } from "../../domain/model/concurrency.js";
 import { NotFoundError } from "../../domain/model/errors.js";
 import type { Actor } from "../../domain/model/model.js";
 import { compareText, orderKey } from "../../domain/model/order.js";
 import type { Progress, RelationRef, RelationWrite } from "../../domain/ports/store.js";
+import { relationStateOf, relationStateOfWrite } from "../rows/changes.js";
+import { relationRowKeys, rowKey } from "../rows/keys.js";
+import { kindOf } from "../rows/rows.js";
+import { creation, relationRows, type Stamp, stampOf, update } from "../rows/rowWrites.js";
+import { checkVersion, newVersion } from "../rows/versions.js";
 import { classifyStorageError } from "../table/errors.js";
 import type { TableGateway } from "../table/gateway.js";
-import { relationRowKeys, rowKey } from "../rows/keys.js";
 import { retrying } from "../table/retrying.js";
-import { relationStateOf, relationStateOfWrite } from "../rows/changes.js";
-import { kindOf } from "../rows/rows.js";
-import { creation, relationRows, stampOf, update, type Stamp } from "../rows/rowWrites.js";
 import { commit, CONCURRENCY, deleteAction, pack, type Unit } from "./transactions.js";
-import { forEachLimited } from "../../domain/model/concurrency.js";
-import { checkVersion, newVersion } from "../rows/versions.js";
 
 /**
  * Relations: the canonical row and both edge rows, always written and deleted in one transaction that

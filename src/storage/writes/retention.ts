@@ -1,8 +1,9 @@
 import { odata, type TransactionAction } from "@azure/data-tables";
+
+import { keyRange, rowKey } from "../rows/keys.js";
 import type { StorageConnection } from "../table/client.js";
 import { rangeFilter, type TableGateway } from "../table/gateway.js";
 import { MARKER_TTL_MS } from "./markers.js";
-import { keyRange, rowKey } from "../rows/keys.js";
 import { commit, deleteAction } from "./transactions.js";
 
 /** How often one instance takes a pruning step per workspace. */

@@ -1,15 +1,16 @@
 import { odata, type TransactionAction } from "@azure/data-tables";
+
 import type { Change } from "../../domain/feed/history.js";
+import { forEachLimited } from "../../domain/model/concurrency.js";
 import type { Actor, TagDefinition } from "../../domain/model/model.js";
 import type { TagChange, TagRef, TagTarget } from "../../domain/ports/store.js";
-import type { TableGateway } from "../table/gateway.js";
-import { keyRange, rowKey, tagLinkKeys } from "../rows/keys.js";
-import { retrying } from "../table/retrying.js";
-import { kindOf, tagPairOf, toTagDefinition, type StoredRow, type TagLinkRow, type TagRow, text } from "../rows/rows.js";
 import { deletionOf } from "../rows/changes.js";
-import { stampOf, type Stamp } from "../rows/rowWrites.js";
+import { keyRange, rowKey, tagLinkKeys } from "../rows/keys.js";
+import { kindOf, type StoredRow, type TagLinkRow, tagPairOf, type TagRow, text, toTagDefinition } from "../rows/rows.js";
+import { type Stamp, stampOf } from "../rows/rowWrites.js";
+import type { TableGateway } from "../table/gateway.js";
+import { retrying } from "../table/retrying.js";
 import { commit, CONCURRENCY, deleteAction, rowGuard, type Unit } from "./transactions.js";
-import { forEachLimited } from "../../domain/model/concurrency.js";
 
 /**
  * Writing tags (layout in keys.ts, concurrency rules in transactions.ts). A tag on an entity or an

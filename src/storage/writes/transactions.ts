@@ -1,11 +1,12 @@
 import type { TransactionAction } from "@azure/data-tables";
-import { forEachLimited } from "../../domain/model/concurrency.js";
+
 import type { Change } from "../../domain/feed/history.js";
+import { forEachLimited } from "../../domain/model/concurrency.js";
 import { LIMITS } from "../../domain/model/limits.js";
 import { changeChars, EVENT_MAX_CHARS, eventAction } from "../rows/events.js";
-import { CONCURRENCY, type TableGateway } from "../table/gateway.js";
 import { rowKey } from "../rows/keys.js";
 import type { Stamp } from "../rows/rowWrites.js";
+import { CONCURRENCY, type TableGateway } from "../table/gateway.js";
 import { registered, registration } from "./registration.js";
 
 /**

@@ -1,11 +1,12 @@
 import { odata, type TransactionAction } from "@azure/data-tables";
+
 import { forEachLimited } from "../../domain/model/concurrency.js";
 import { ConflictError } from "../../domain/model/errors.js";
 import { LIMITS } from "../../domain/model/limits.js";
-import { classifyStorageError, toMemoryError, type StorageFailure } from "../table/errors.js";
-import { CONCURRENCY, type TableGateway } from "../table/gateway.js";
 import { ownerOf, relationRowKeys, rowKey } from "../rows/keys.js";
-import { kindOf, tagPairOf, text, type StoredRow } from "../rows/rows.js";
+import { kindOf, type StoredRow, tagPairOf, text } from "../rows/rows.js";
+import { classifyStorageError, type StorageFailure, toMemoryError } from "../table/errors.js";
+import { CONCURRENCY, type TableGateway } from "../table/gateway.js";
 
 /**
  * Emptying a workspace's partition while writers may still be writing to it (docs/navigate.md#delete_workspace).

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { connectClient, startTestServer, type McpTestClient, type TestServer } from "../harness.js";
+
+import { connectClient, type McpTestClient, startTestServer, type TestServer } from "../harness.js";
 import type { Rng } from "./generator.js";
 
 /**

@@ -1,4 +1,4 @@
-import { canonicalJson, relationLabel, type NEntity, type NGraph, type NRelation } from "./model.js";
+import { canonicalJson, type NEntity, type NGraph, type NRelation, relationLabel } from "./model.js";
 
 /**
  * The checker's comparison: a view's answer, put in the model's normal form, against the graph storage holds. Each

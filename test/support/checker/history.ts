@@ -1,4 +1,4 @@
-import { relationLabel, type NGraph } from "./model.js";
+import { type NGraph, relationLabel } from "./model.js";
 
 /**
  * The checker's history and its lost-write rule. Every call is recorded (tool, arguments, answer, start and end time,

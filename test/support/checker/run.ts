@@ -2,12 +2,14 @@ import { writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+
 import { TableClient } from "@azure/data-tables";
-import { TEST_TABLE, testConnectionString, uniqueWorkspace, type McpTestClient } from "../harness.js";
+
+import { type McpTestClient, TEST_TABLE, testConnectionString, uniqueWorkspace } from "../harness.js";
 import { partitionRows } from "../rawRows.js";
-import { Link, startInstance, stopInstances, type Instance } from "./cluster.js";
+import { type Instance, Link, startInstance, stopInstances } from "./cluster.js";
 import { drawTool, GenState, READ_GENERATORS, Rng, WRITE_GENERATORS } from "./generator.js";
-import { lostWrites, type Call } from "./history.js";
+import { type Call, lostWrites } from "./history.js";
 import { graphOfRows, NON_GRAPH_KINDS, orphans } from "./model.js";
 import { checkViews } from "./views.js";
 

@@ -11,7 +11,7 @@ import {
   tagUsageOf,
   tagUsageOfView,
 } from "./compare.js";
-import { relationLabel, type NGraph } from "./model.js";
+import { type NGraph, relationLabel } from "./model.js";
 
 /**
  * The checker's reads: every index-served view (read_graph, the listing of search_entities, search_relations, get_stats,
