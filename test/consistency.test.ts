@@ -59,7 +59,7 @@ describe("the consistency checker", () => {
   test("every write tool the server offers has a generator in the checker", async () => {
     const server = await startTestServer();
     try {
-      // Every tool group, named, so a tool left out of the default toolset is still listed.
+      // Every toolset, named, so a tool left out of the default toolset is still listed.
       const mcp = await connectClient(server.url, `/api/mcp?toolsets=${TOOLSETS.join(",")}`);
       const { tools } = await mcp.client.listTools();
       await mcp.close();

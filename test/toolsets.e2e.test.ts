@@ -14,7 +14,7 @@ import {
   withTestServer,
 } from "./support/harness.js";
 
-/** Tool groups: MEMORY_TOOLSETS sets the default, `?toolsets=` on the MCP URL chooses per connection. */
+/** Toolsets: MEMORY_TOOLSETS sets the default, `?toolsets=` on the MCP URL chooses per connection. */
 
 let server: TestServer;
 
@@ -22,8 +22,8 @@ withTestServer((started) => {
   server = started;
 });
 
-const namesIn = (...groups: string[]) =>
-  ALL_TOOLS.filter((tool) => tool.toolsets.some((group) => groups.includes(group)))
+const namesIn = (...toolsets: string[]) =>
+  ALL_TOOLS.filter((tool) => tool.toolsets.some((toolset) => toolsets.includes(toolset)))
     .map((tool) => tool.name)
     .sort();
 
@@ -49,11 +49,11 @@ function post(path: string) {
   });
 }
 
-describe("tool groups", () => {
-  test("every tool is in a known group, and by default every group is offered", async () => {
+describe("toolsets", () => {
+  test("every tool is in a known toolset, and by default every toolset is offered", async () => {
     for (const tool of ALL_TOOLS) {
       expect(tool.toolsets.length).toBeGreaterThan(0);
-      for (const group of tool.toolsets) expect(TOOLSETS).toContain(group);
+      for (const toolset of tool.toolsets) expect(TOOLSETS).toContain(toolset);
     }
     expect(namesIn("core")).toEqual(["get_entity_relations", "read_graph", "upsert_entity", "upsert_relation"]);
     await withClient(server.url, "/api/mcp", async (client) =>
@@ -68,14 +68,14 @@ describe("tool groups", () => {
     );
   });
 
-  test("calling a tool of a group the connection did not select is a ValidationError naming the group, and does nothing", async () => {
+  test("calling a tool of a toolset the connection did not select is a ValidationError naming the toolset, and does nothing", async () => {
     const ws = uniqueWorkspace();
     await withClient(server.url, "/api/mcp?toolsets=graph", async (client) => {
       const error = failed(await client.call("upsert_entity", { workspaceName: ws, name: "A", entityType: "t" }));
       expect(error.error).toBe("ValidationError");
       expect(error.message).toBe(
-        "upsert_entity is in the tool group 'core', which this connection did not select (toolsets: graph). " +
-          "Add 'core' to ?toolsets= on the MCP URL, or leave toolsets out for the server's default groups.",
+        "upsert_entity is in the toolset 'core', which this connection did not select (toolsets: graph). " +
+          "Add 'core' to ?toolsets= on the MCP URL, or leave toolsets out for the server's default toolsets.",
       );
       expect(ok<{ entities: unknown[] }>(await client.call("open_nodes", { workspaceName: ws, names: ["A"] })).entities).toEqual([]);
     });
@@ -83,14 +83,14 @@ describe("tool groups", () => {
 
   test.each([
     [
-      "an unknown group",
+      "an unknown toolset",
       "?toolsets=graph,everything",
-      "The toolsets URL parameter names unknown tool group 'everything'. Groups: core, graph, tags, history, search, navigate, curate, admin.",
+      "The toolsets URL parameter names unknown toolset 'everything'. Toolsets: core, graph, tags, history, search, navigate, curate, admin.",
     ],
     [
-      "no group at all",
+      "no toolset at all",
       "?toolsets=",
-      "The toolsets URL parameter names no tool group. Groups: core, graph, tags, history, search, navigate, curate, admin.",
+      "The toolsets URL parameter names no toolset. Toolsets: core, graph, tags, history, search, navigate, curate, admin.",
     ],
   ])("%s in the URL is HTTP 400 with a ValidationError", async (_label, query, message) => {
     for (const path of [`/api/mcp${query}`, `/api/workspaces/${uniqueWorkspace()}/mcp${query}`]) {
@@ -132,26 +132,26 @@ describe("the official server's tool set is complete on its own", () => {
     });
   });
 
-  test("a tool in several groups is refused only when the connection selected none of them, and the message names them all", async () => {
+  test("a tool in several toolsets is refused only when the connection selected none of them, and the message names them all", async () => {
     await withClient(server.url, "/api/mcp?toolsets=tags", async (client) => {
       const error = failed(await client.call("read_graph", { workspaceName: uniqueWorkspace() }));
       expect(error.error).toBe("ValidationError");
       expect(error.message).toBe(
-        "read_graph is in the tool groups 'core' and 'graph', neither of which this connection selected (toolsets: tags). " +
-          "Add one of them to ?toolsets= on the MCP URL, or leave toolsets out for the server's default groups.",
+        "read_graph is in the toolsets 'core' and 'graph', neither of which this connection selected (toolsets: tags). " +
+          "Add one of them to ?toolsets= on the MCP URL, or leave toolsets out for the server's default toolsets.",
       );
     });
   });
 });
 
 describe("MEMORY_TOOLSETS", () => {
-  test("sets the default groups, which a connection's ?toolsets= replaces", async () => {
+  test("sets the default toolsets, which a connection's ?toolsets= replaces", async () => {
     const coreOnly = await startTestServer({ env: { MEMORY_TOOLSETS: "core" } });
     try {
       await withClient(coreOnly.url, "/api/mcp", async (client) => {
         expect(await listed(client)).toEqual(namesIn("core"));
         expect(failed(await client.call("search_nodes", { workspaceName: uniqueWorkspace(), query: "x" })).message).toMatch(
-          /in the tool group 'graph'/,
+          /in the toolset 'graph'/,
         );
       });
       await withClient(coreOnly.url, "/api/mcp?toolsets=graph", async (client) => expect(await listed(client)).toEqual(namesIn("graph")));
@@ -175,7 +175,7 @@ describe("MEMORY_TOOLSETS", () => {
     ]);
     expect([...readDefaultToolsets({ MEMORY_TOOLSETS: "tags,graph" })].sort()).toEqual(["graph", "tags"]);
     expect(() => readDefaultToolsets({ MEMORY_TOOLSETS: "core,memory" })).toThrow(
-      "MEMORY_TOOLSETS names unknown tool group 'memory'. Groups: core, graph, tags, history, search, navigate, curate, admin.",
+      "MEMORY_TOOLSETS names unknown toolset 'memory'. Toolsets: core, graph, tags, history, search, navigate, curate, admin.",
     );
   });
 });

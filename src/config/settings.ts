@@ -29,7 +29,7 @@ export interface Settings {
   azuriteFolder: string;
   /** Authentication (MEMORY_AUTH and the settings it needs); the CLI's is always "unset", since it serves nothing. */
   auth: AuthSettings;
-  /** The default tool groups. */
+  /** The default toolsets. */
   toolsets: Toolsets;
   /** The deadline of one MCP request. */
   requestTimeoutMs: number;

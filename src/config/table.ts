@@ -48,14 +48,14 @@ const MILLISECONDS = "a whole number of milliseconds, at least 1";
 const HTTPS_URL = "an https URL (http only on a loopback address)";
 
 /** A MEMORY_TOOLSETS mistake reads as the ?toolsets= one does (the same parser serves both). */
-const toolGroups: SettingKind<Toolsets> = {
-  expected: `comma-separated tool groups from ${TOOLSETS.join(", ")}`,
+const toolsetList: SettingKind<Toolsets> = {
+  expected: `comma-separated toolsets from ${TOOLSETS.join(", ")}`,
   parse(raw, name) {
     try {
       return { ok: true, value: parseToolsets(raw, name) };
     } catch (error) {
       if (!(error instanceof ValidationError)) throw error;
-      return { ok: false, issues: [{ expected: toolGroups.expected, message: error.message }] };
+      return { ok: false, issues: [{ expected: toolsetList.expected, message: error.message }] };
     }
   },
 };
@@ -205,9 +205,9 @@ export const SETTINGS = {
   }),
   MEMORY_TOOLSETS: setting({
     topic: "Tools and requests",
-    kind: toolGroups,
-    default: "every group",
-    doc: `The tool groups a connection gets unless its URL names others (\`?toolsets=\`): comma-separated ${TOOLSETS.map((group) => `\`${group}\``).join(", ")}.`,
+    kind: toolsetList,
+    default: "every toolset",
+    doc: `The toolsets a connection gets unless its URL names others (\`?toolsets=\`): comma-separated ${TOOLSETS.map((toolset) => `\`${toolset}\``).join(", ")}.`,
   }),
   MEMORY_INDEX_MAX_MB: setting({
     topic: "Tools and requests",

@@ -18,7 +18,7 @@ import { serveViewer } from "./viewer.js";
 export interface HandlerDeps extends ExchangeDeps {
   readiness: ReadinessProbe;
   auth: { settings: AuthSettings; authenticate: Authenticate };
-  /** The tool groups a connection gets unless its URL names others with `?toolsets=`. */
+  /** The toolsets a connection gets unless its URL names others with `?toolsets=`. */
   toolsets: Toolsets;
   /** The shared key the viewer's session cookies are signed with (derived from it): the cursor key. */
   sessionKey?: () => Promise<Uint8Array>;
@@ -73,7 +73,7 @@ export function createHandler(deps: HandlerDeps): FetchHandler {
   return async (request) => app.fetch(request);
 }
 
-/** The client's choice of groups for this connection (`?toolsets=`) replaces the server's default. */
+/** The client's choice of toolsets for this connection (`?toolsets=`) replaces the server's default. */
 function toolsetsOf(request: Request, serverDefault: Toolsets): Toolsets {
   const chosen = new URL(request.url).searchParams.getAll("toolsets");
   return chosen.length > 0 ? parseToolsets(chosen.join(","), "The toolsets URL parameter") : serverDefault;

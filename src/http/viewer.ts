@@ -108,7 +108,7 @@ export function serveViewer(app: Hono, deps: ViewerDeps): void {
     const { principal, workspace } = c.var.admission;
     // The page reads: the caller's grant is narrowed to reading this one workspace, and only read-only tools exist here.
     const reader: Principal = { ...principal, grants: [{ workspaces: [workspace!], access: "read" }] };
-    // The page is a UI over every group (history, search, tags...); MEMORY_TOOLSETS trims what agents are shown.
+    // The page is a UI over every toolset (history, search, tags...); MEMORY_TOOLSETS trims what agents are shown.
     return answerMcp(c.req.raw, deps, { principal: reader, boundWorkspace: workspace, tools: READ_ONLY_TOOLS, toolsets: ALL_TOOLSETS });
   });
 }

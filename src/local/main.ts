@@ -21,7 +21,7 @@ async function main(): Promise<void> {
   console.log(`  MCP (any workspace):  ${server.url}/api/mcp`);
   console.log(`  MCP (one workspace):  ${server.url}/api/workspaces/<workspaceName>/mcp`);
   console.log(`  Health / readiness:   ${server.url}/api/health  ${server.url}/api/ready`);
-  console.log(`  Tool groups:          ${describeToolsets(toolsets)} (MEMORY_TOOLSETS; a client narrows them with ?toolsets=graph,tags)`);
+  console.log(`  Toolsets:             ${describeToolsets(toolsets)} (MEMORY_TOOLSETS; a client narrows them with ?toolsets=graph,tags)`);
   console.log(`\n${describeAuth(auth)}`);
   console.log(clientConfigs(`${server.url}/api/mcp`, auth));
 

@@ -15,13 +15,12 @@ export function parseToolsets(text: string, where: string): Toolsets {
     .split(",")
     .map((name) => name.trim())
     .filter((name) => name !== "");
-  // The messages' wording ("tool group") is what clients and tests have always read; the code says toolset.
-  const known = `Groups: ${TOOLSETS.join(", ")}.`;
-  if (names.length === 0) throw new ValidationError(`${where} names no tool group. ${known}`);
+  const known = `Toolsets: ${TOOLSETS.join(", ")}.`;
+  if (names.length === 0) throw new ValidationError(`${where} names no toolset. ${known}`);
   const unknown = names.filter((name) => !isToolset(name));
   if (unknown.length > 0) {
     throw new ValidationError(
-      `${where} names unknown tool group${unknown.length > 1 ? "s" : ""} ${unknown.map((name) => `'${name.slice(0, 40)}'`).join(", ")}. ${known}`,
+      `${where} names unknown toolset${unknown.length > 1 ? "s" : ""} ${unknown.map((name) => `'${name.slice(0, 40)}'`).join(", ")}. ${known}`,
     );
   }
   return new Set(names.filter(isToolset));
@@ -40,17 +39,17 @@ export function offers(toolsets: Toolsets, tool: Pick<AnyTool, "toolsets">): boo
 /** The error for a call to a tool the connection does not offer: it names the tool's toolsets and how to add one. */
 export function notOffered(tool: Pick<AnyTool, "name" | "toolsets">, toolsets: Toolsets): ValidationError {
   const selected = `toolsets: ${describeToolsets(toolsets)}`;
-  const suffix = "to ?toolsets= on the MCP URL, or leave toolsets out for the server's default groups.";
+  const suffix = "to ?toolsets= on the MCP URL, or leave toolsets out for the server's default toolsets.";
   const [only, ...more] = tool.toolsets;
   if (more.length === 0) {
     return new ValidationError(
-      `${tool.name} is in the tool group '${only}', which this connection did not select (${selected}). Add '${only}' ${suffix}`,
+      `${tool.name} is in the toolset '${only}', which this connection did not select (${selected}). Add '${only}' ${suffix}`,
     );
   }
   const quoted = tool.toolsets.map((toolset) => `'${toolset}'`);
   const listed = `${quoted.slice(0, -1).join(", ")} and ${quoted.at(-1)}`;
   const none = more.length === 1 ? "neither" : "none";
   return new ValidationError(
-    `${tool.name} is in the tool groups ${listed}, ${none} of which this connection selected (${selected}). Add one of them ${suffix}`,
+    `${tool.name} is in the toolsets ${listed}, ${none} of which this connection selected (${selected}). Add one of them ${suffix}`,
   );
 }

@@ -36,22 +36,22 @@ describe("tools/list per toolset", () => {
     expect(sorted(listed.map((tool) => tool.name))).toEqual(sorted(ALL_TOOLS.map((tool) => tool.name)));
   });
 
-  test.each(TOOLSETS.map((group) => [group]))("toolsets=%s lists exactly the tools of that group", async (group) => {
-    const connection = await connectInMemory({ toolsets: new Set([group]) });
+  test.each(TOOLSETS.map((toolset) => [toolset]))("toolsets=%s lists exactly the tools of that toolset", async (toolset) => {
+    const connection = await connectInMemory({ toolsets: new Set([toolset]) });
     try {
       const names = (await connection.client.listTools()).tools.map((tool) => tool.name);
       expect(names.length).toBeGreaterThan(0);
-      expect(sorted(names)).toEqual(sorted(ALL_TOOLS.filter((tool) => tool.toolsets.includes(group)).map((tool) => tool.name)));
+      expect(sorted(names)).toEqual(sorted(ALL_TOOLS.filter((tool) => tool.toolsets.includes(toolset)).map((tool) => tool.name)));
       expect(connection.requests()).toBe(0);
     } finally {
       await connection.close();
     }
   });
 
-  test("the groups together list every tool", async () => {
+  test("the toolsets together list every tool", async () => {
     const seen = new Set<string>();
-    for (const group of TOOLSETS) {
-      const connection = await connectInMemory({ toolsets: new Set([group]) });
+    for (const toolset of TOOLSETS) {
+      const connection = await connectInMemory({ toolsets: new Set([toolset]) });
       for (const tool of (await connection.client.listTools()).tools) seen.add(tool.name);
       await connection.close();
     }
@@ -156,12 +156,12 @@ describe("bad input to every write tool is refused with how to fix it, before an
     expect(error.message).toMatch(/^Unknown tool 'create_entity'\. Available tools: .*create_entities/);
   });
 
-  test("a tool outside the connection's toolsets is refused, naming the group to add", async () => {
+  test("a tool outside the connection's toolsets is refused, naming the toolset to add", async () => {
     const coreOnly = await connectInMemory({ toolsets: new Set(["core"]) });
     try {
       const error = failed(await coreOnly.call("tag_entity", { workspaceName: "fast-tier", entityName: "A", tagNames: ["x"] }));
       expect(error.error).toBe("ValidationError");
-      expect(error.message).toMatch(/tag_entity is in the tool group 'tags'.*Add 'tags' to \?toolsets=/);
+      expect(error.message).toMatch(/tag_entity is in the toolset 'tags'.*Add 'tags' to \?toolsets=/);
       expect(coreOnly.requests()).toBe(0);
     } finally {
       await coreOnly.close();
