@@ -1,15 +1,15 @@
 import { CursorCodec, type CursorKeyProvider } from "../model/cursor.js";
 import type { GraphIndex } from "../ports/graphIndex.js";
 import type { GraphStore } from "../ports/store.js";
+import { AdminService } from "./adminService.js";
 import { AsOfReads } from "./asOf.js";
-import { CoreService } from "./core.js";
-import { CurationService } from "./curationService.js";
-import { GraphService } from "./graph.js";
+import { CoreService } from "./coreService.js";
+import { CurateService } from "./curateService.js";
+import { GraphService } from "./graphService.js";
 import { HistoryService } from "./historyService.js";
-import { NavigateService } from "./navigate.js";
+import { NavigateService } from "./navigateService.js";
 import { SearchService } from "./searchService.js";
-import { TagService } from "./tags.js";
-import { WorkspaceService } from "./workspaceService.js";
+import { TagService } from "./tagService.js";
 
 /**
  * The domain, one service per toolset (src/mcp/tool.ts TOOLSETS): a tool calls the service of its
@@ -30,9 +30,9 @@ export interface Services {
   /** Neighbourhoods and paths (docs/navigate.md). */
   navigate: NavigateService;
   /** Batches, duplicates and merges (docs/curate.md). */
-  curate: CurationService;
+  curate: CurateService;
   /** Listing and deleting workspaces (docs/navigate.md#workspaces). */
-  admin: WorkspaceService;
+  admin: AdminService;
   /**
    * Not a service: the signer of continuation cursors (read_graph's, the history and search tools', those of maxChars
    * answers; docs/navigate.md#budgets), shared so a tool that cuts its answer signs with the same key.
@@ -61,8 +61,8 @@ export function composeServices(ports: { store: GraphStore; index: GraphIndex; c
     history: new HistoryService(store, cursors, asOf),
     search: new SearchService(index, cursors),
     navigate: new NavigateService(index),
-    curate: new CurationService(store, index, { core, graph }),
-    admin: new WorkspaceService(store.workspaces),
+    curate: new CurateService(store, index, { core, graph }),
+    admin: new AdminService(store.workspaces),
     cursors,
   };
 }

@@ -1,7 +1,7 @@
 import { z } from "zod";
 
 import { LIMITS } from "../../domain/model/limits.js";
-import { DEFAULT_TAGGED_LIMIT } from "../../domain/services/tags.js";
+import { DEFAULT_TAGGED_LIMIT } from "../../domain/services/tagService.js";
 import { READ_ONLY } from "../annotations.js";
 import { officialRelation, taggedEntity, toOfficialGraph } from "../graphShapes.js";
 import { resultLimit, tagName } from "../schemas.js";

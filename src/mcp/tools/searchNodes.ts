@@ -3,7 +3,7 @@ import { z } from "zod";
 import { checkMaxChars } from "../../domain/model/budget.js";
 import { LIMITS } from "../../domain/model/limits.js";
 import type { Relation } from "../../domain/model/model.js";
-import { DEFAULT_SEARCH_LIMIT } from "../../domain/services/graph.js";
+import { DEFAULT_SEARCH_LIMIT } from "../../domain/services/graphService.js";
 import { maxCharsInput } from "../budgets.js";
 import { officialGraphAnswer, toOfficialGraph } from "../graphShapes.js";
 import { officialGraphWithin } from "../officialBudget.js";

@@ -13,7 +13,7 @@ export interface WorkspaceListing extends RegisteredWorkspace, WorkspaceSummary 
 const SUMMARIES_IN_FLIGHT = 8;
 
 /** Listing and deleting workspaces: access rules here, storage behind WorkspaceStore. */
-export class WorkspaceService {
+export class AdminService {
   constructor(private readonly store: WorkspaceStore) {}
 
   /**

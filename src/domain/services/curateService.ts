@@ -7,8 +7,8 @@ import { atomicFloor, checkRequestId, MAX_BATCH_OPERATIONS, stepsOf, tooLarge } 
 import type { BatchAnswer, BatchOp, StepResult } from "../rules/batchModel.js";
 import type { MergeReport } from "../rules/curationModel.js";
 import { idOf } from "../rules/entityRef.js";
-import type { CoreService } from "./core.js";
-import type { GraphService } from "./graph.js";
+import type { CoreService } from "./coreService.js";
+import type { GraphService } from "./graphService.js";
 
 /**
  * The single-operation writes a non-atomic batch runs, each with its own tool's rules: the core and
@@ -26,7 +26,7 @@ const DEFAULT_DUPLICATE_LIMIT = 50;
 const MAX_MERGE_SOURCES = 20;
 
 /** The curate toolset's rules (docs/curate.md): batches; duplicate detection and merges live beside them. */
-export class CurationService {
+export class CurateService {
   constructor(
     private readonly store: GraphStore,
     private readonly index: Pick<GraphIndex, "scanNodes">,
