@@ -2,7 +2,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import { getCookie } from "hono/cookie";
 
 import type { AuthSettings } from "../config/auth.js";
-import { accessTo, ANONYMOUS, type Principal, strongestAccess } from "../domain/model/access.js";
+import { accessOnRoute, ANONYMOUS, type Principal } from "../domain/model/access.js";
 import { ValidationError } from "../domain/model/errors.js";
 import { assertWorkspaceName } from "../domain/model/validation.js";
 import type { Authenticate } from "./auth/authenticate.js";
@@ -125,10 +125,8 @@ function challenge(c: Context, settings: AuthSettings, refused: { error?: string
 
 /** A route's workspace needs a grant for it; /api/mcp needs some grant (tool calls are checked one by one). */
 function forbidden(principal: Principal, workspace: string | undefined): string | undefined {
-  if (workspace !== undefined) {
-    return accessTo(principal, workspace) ? undefined : `This caller has no grant for workspace '${workspace}'.`;
-  }
-  return strongestAccess(principal)
-    ? undefined
+  if (accessOnRoute(principal, workspace)) return undefined;
+  return workspace !== undefined
+    ? `This caller has no grant for workspace '${workspace}'.`
     : `This caller (${principal.id}) is authenticated but has no grant for any workspace. Ask an administrator for one.`;
 }

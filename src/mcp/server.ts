@@ -9,7 +9,7 @@ import {
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { z } from "zod";
 
-import { accessTo, type Principal, strongestAccess } from "../domain/model/access.js";
+import { accessOnRoute, type Principal } from "../domain/model/access.js";
 import { ForbiddenError, presentError, ValidationError } from "../domain/model/errors.js";
 import type { Services } from "../domain/services/services.js";
 import { allows, authorize } from "./authorize.js";
@@ -70,7 +70,7 @@ export function createMcpServer(context: McpContext): Server {
   );
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
   // The most this caller may do on this route decides which tools it is shown: read-only callers see no write tools.
-  const ceiling = boundWorkspace === undefined ? strongestAccess(principal) : accessTo(principal, boundWorkspace);
+  const ceiling = accessOnRoute(principal, boundWorkspace);
   const visible = tools.filter((tool) => offers(toolsets, tool) && allows(ceiling, tool));
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: visible.map((tool) => describeTool(tool, boundWorkspace, toolsets)) }));

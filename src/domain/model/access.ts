@@ -48,7 +48,16 @@ export function accessTo(principal: Principal, workspace: string): Access | unde
 }
 
 /** The strongest access the principal has anywhere: what decides which tools it is shown on /api/mcp. */
-export function strongestAccess(principal: Principal): Access | undefined {
+function strongestAccess(principal: Principal): Access | undefined {
   if (principal.grants.some((grant) => grant.access === "write")) return "write";
   return principal.grants.length > 0 ? "read" : undefined;
+}
+
+/**
+ * The most the principal may do on a route: on a workspace's own route its access to that workspace, on /api/mcp
+ * (no workspace) the strongest it has anywhere. The HTTP gate refuses a route where this is undefined; the MCP server
+ * shows only the tools it allows.
+ */
+export function accessOnRoute(principal: Principal, workspace: string | undefined): Access | undefined {
+  return workspace === undefined ? strongestAccess(principal) : accessTo(principal, workspace);
 }
