@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, test } from "@jest/globals";
 
 import { hashApiKey } from "../src/http/auth/apiKeyVerifier.js";
 import { runCliCaptured } from "./support/cli.js";
-import { failed, type McpTestClient, ok, type TestServer, withTestServers } from "./support/harness.js";
+import { failed, type McpTestClient, ok, testConnectionString, type TestServer, withTestServers } from "./support/harness.js";
 import { partitionRows } from "./support/rawRows.js";
 
 /**
@@ -21,6 +21,9 @@ const ENTRIES = [
   { id: "reader", sha256: hashApiKey(KEYS.reader), workspaces: [`${prefix}-*`], access: "read" },
   { id: "one", sha256: hashApiKey(KEYS.one), workspaces: [B], access: "read" },
 ];
+// A table of this file's own: `workspaces list --discover` scans every partition of its table, and the shared test table
+// holds every other file's workspaces (on a loaded machine that scan alone outlasted the test's timeout).
+const TABLE = `Wsp${randomBytes(6).toString("hex")}`;
 const bearer = (key: string) => ({ headers: { Authorization: `Bearer ${key}` } });
 
 let server: TestServer;
@@ -32,7 +35,7 @@ let one: McpTestClient;
 
 withTestServers(
   {
-    servers: { server: { env: { MEMORY_AUTH: "keys", MEMORY_API_KEYS: JSON.stringify(ENTRIES) } } },
+    servers: { server: { tableName: TABLE, env: { MEMORY_AUTH: "keys", MEMORY_API_KEYS: JSON.stringify(ENTRIES) } } },
     clients: { admin: bearer(KEYS.admin), writer: bearer(KEYS.writer), reader: bearer(KEYS.reader), one: bearer(KEYS.one) },
   },
   (started) => {
@@ -40,6 +43,10 @@ withTestServers(
     table = server.app.storage.table;
   },
 );
+
+/** The CLI on this file's table. */
+const cli = (args: string[]) =>
+  runCliCaptured(args, { env: { MEMORY_STORAGE_CONNECTION_STRING: testConnectionString(), MEMORY_TABLE_NAME: TABLE } });
 
 /** Every row of a partition, straight from the table. */
 const rawRows = (workspace: string) => partitionRows(table, workspace);
@@ -158,7 +165,7 @@ describe("delete_workspace", () => {
     expect(ok<Listing>(await writer.call("list_workspaces", {})).workspaces.map((w) => w.workspaceName)).toEqual([A, B]);
     // Again: nothing left to delete, and that is fine.
     expect(ok<{ rowsDeleted: number }>(await writer.call("delete_workspace", { workspaceName: C, confirm: C })).rowsDeleted).toBe(0);
-    const log = await runCliCaptured(["workspaces", "list", "--deleted", "--json"]);
+    const log = await cli(["workspaces", "list", "--deleted", "--json"]);
     const mine = (JSON.parse(log.stdout) as { workspace: string; principal: string; tool: string; rowsDeleted: number }[]).filter(
       (d) => d.workspace === C,
     );
@@ -195,14 +202,14 @@ describe("central-memory workspaces", () => {
     await seed(old, 2);
     // As if written before the registry: its registry row is not there.
     await table.deleteEntity(old, "~workspace");
-    let listed = await runCliCaptured(["workspaces", "list", "--json"]);
+    let listed = await cli(["workspaces", "list", "--json"]);
     expect(listed.code).toBe(0);
     expect((JSON.parse(listed.stdout) as { workspaceName: string }[]).map((w) => w.workspaceName)).not.toContain(old);
-    const discovered = await runCliCaptured(["workspaces", "list", "--discover"]);
+    const discovered = await cli(["workspaces", "list", "--discover"]);
     expect(discovered.code).toBe(0);
     expect(discovered.stderr).toContain(old);
     expect(discovered.stdout).toMatch(new RegExp(`${old}\\s+2\\s+\\d{4}-`));
-    listed = await runCliCaptured(["workspaces", "list", "--json"]);
+    listed = await cli(["workspaces", "list", "--json"]);
     // The same field names as the list_workspaces tool.
     expect(JSON.parse(listed.stdout)).toEqual(expect.arrayContaining([expect.objectContaining({ workspaceName: old, entities: 2 })]));
   });
@@ -210,11 +217,11 @@ describe("central-memory workspaces", () => {
   test("delete refuses without --yes when there is no terminal; with --yes it deletes", async () => {
     const doomed = `${prefix}-doomed`;
     await seed(doomed, 2);
-    const refused = await runCliCaptured(["workspaces", "delete", doomed]);
+    const refused = await cli(["workspaces", "delete", doomed]);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain("without confirmation");
     expect((await rawRows(doomed)).length).toBeGreaterThan(0);
-    const deleted = await runCliCaptured(["workspaces", "delete", doomed, "--yes"]);
+    const deleted = await cli(["workspaces", "delete", doomed, "--yes"]);
     expect(deleted.code).toBe(0);
     expect(deleted.stdout).toContain(`Deleted workspace '${doomed}'`);
     expect(await rawRows(doomed)).toEqual([]);
@@ -225,7 +232,7 @@ describe("central-memory workspaces", () => {
     await seed(source, 3);
     ok(await admin.call("upsert_entity", { workspaceName: source, name: "n1", entityType: "t", metadata: { owner: "ops" } }));
     ok(await admin.call("tag_entity", { workspaceName: source, entityName: "n2", tagNames: ["important"] }));
-    const copied = await runCliCaptured(["workspaces", "copy", source, target]);
+    const copied = await cli(["workspaces", "copy", source, target]);
     expect(copied.code).toBe(0);
     expect(copied.stdout).toContain("History is not copied");
     const [a, b] = await Promise.all([source, target].map((ws) => admin.call("read_graph", { workspaceName: ws })));
@@ -242,7 +249,7 @@ describe("central-memory workspaces", () => {
     const original = strip(ok(a!) as never);
     expect(strip(ok(b!) as never)).toEqual(original);
     expect(original.entities.find((e) => e.name === "n1")!.metadata).toEqual({ owner: "ops" });
-    const again = await runCliCaptured(["workspaces", "copy", source, target]);
+    const again = await cli(["workspaces", "copy", source, target]);
     expect(again.code).toBe(1);
     expect(again.stderr).toContain("is not empty");
   });
