@@ -1,7 +1,7 @@
 import { readSettings } from "../src/config/settings.js";
 import { createRuntimeHandler } from "../src/http/runtimeHandler.js";
 import { startAzurite } from "../src/local/azurite.js";
-import { listen } from "../src/local/server.js";
+import { listen } from "../src/local/nodeServer.js";
 import { runtimeFrom } from "../src/runtime.js";
 import { connectStorage } from "../src/storage/table/client.js";
 import { serveParent } from "./lib/processes.js";

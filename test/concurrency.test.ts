@@ -24,7 +24,7 @@ withServerAndClient((_server, client) => {
 const range = (count: number) => Array.from({ length: count }, (_, i) => i);
 const readGraph = async (ws: string) => ok<GraphOut>(await mcp.call("read_graph", { workspaceName: ws }));
 
-/** (Change events left out: they sit outside every entity range; test/history.e2e.test.ts checks them. So is the registry row: test/workspaces.test.ts.) */
+/** (Change events left out: they sit outside every entity range; test/history.events.test.ts checks them. So is the registry row: test/workspaces.test.ts.) */
 const rawRows = (ws: string) => partitionRows(table, ws, ["event", "workspace"]);
 
 describe("50 concurrent upsert_entity calls on one name", () => {

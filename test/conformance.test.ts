@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
 
 import { createRuntimeHandler } from "../src/http/runtimeHandler.js";
-import { listen, type RunningServer } from "../src/local/server.js";
+import { listen, type RunningServer } from "../src/local/nodeServer.js";
 import { createRuntime } from "../src/runtime.js";
 import { connectStorage } from "../src/storage/table/client.js";
 import { TEST_TABLE, testConnectionString } from "./support/harness.js";

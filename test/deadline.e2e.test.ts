@@ -4,7 +4,7 @@ import { readAuthSettings } from "../src/config/auth.js";
 import { createAuthenticator } from "../src/http/auth/authenticate.js";
 import { createHandler, type FetchHandler } from "../src/http/handler.js";
 import { tableReadiness } from "../src/http/readiness.js";
-import { listen, type RunningServer } from "../src/local/server.js";
+import { listen, type RunningServer } from "../src/local/nodeServer.js";
 import type { ToolInstrument } from "../src/mcp/instrument.js";
 import { ALL_TOOLSETS } from "../src/mcp/toolsets.js";
 import { createServices } from "../src/runtime.js";

@@ -30,7 +30,7 @@ withServerAndClient(
   { server: { storage: { maxRetries: 0 } } },
 );
 
-/** Every row of the workspace but its change events (which sit outside every entity range: test/history.e2e.test.ts covers them) and its registry row (test/workspaces.test.ts). */
+/** Every row of the workspace but its change events (which sit outside every entity range: test/history.events.test.ts covers them) and its registry row (test/workspaces.test.ts). */
 const rawRows = (ws: string): Promise<RawRow[]> => partitionRows(table, ws, ["event", "workspace"]);
 
 const names = (prefix: string, count: number) => Array.from({ length: count }, (_, i) => `${prefix}${i}`);

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 
 import { readSettings } from "../src/config/settings.js";
-import type { RunningServer } from "../src/local/server.js";
+import type { RunningServer } from "../src/local/nodeServer.js";
 import type { StorageConnection } from "../src/storage/table/client.js";
 import { type AzuriteProcess, startAzuriteProcess } from "./support/azurite.js";
 import {

@@ -28,7 +28,7 @@ async function requestsFor(work: () => Promise<unknown>): Promise<number> {
 }
 
 /** The raw rows of a workspace, straight from the table: what is really stored. */
-/** (Change events left out: they sit outside every entity range; test/history.e2e.test.ts checks them. So is the registry row: test/workspaces.test.ts.) */
+/** (Change events left out: they sit outside every entity range; test/history.events.test.ts checks them. So is the registry row: test/workspaces.test.ts.) */
 async function rawRows(ws: string): Promise<{ rowKey: string; kind: string }[]> {
   const rows = await partitionRows(server.app.storage.table, ws, ["event", "workspace"]);
   return rows.map((row) => ({ rowKey: row.rowKey, kind: String(row.kind) }));

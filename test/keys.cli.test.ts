@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, test } from "@jest/globals";
 
-import { runKeysCommand } from "../src/cli/keys.js";
+import { runKeysCommand } from "../src/cli/keysCommand.js";
 import { refusal } from "./support/auth.js";
 import { connectClient, ok, startTestServer, type TestServer, uniqueWorkspace } from "./support/harness.js";
 

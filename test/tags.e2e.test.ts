@@ -42,7 +42,7 @@ interface RawRow {
 }
 
 /** The raw rows of a workspace, straight from the table: what is really stored. */
-/** (Change events left out: they sit outside every entity range; test/history.e2e.test.ts checks them. So is the registry row: test/workspaces.test.ts.) */
+/** (Change events left out: they sit outside every entity range; test/history.events.test.ts checks them. So is the registry row: test/workspaces.test.ts.) */
 function rawRows(ws: string): Promise<RawRow[]> {
   return partitionRows<RawRow>(server.app.storage.table, ws, ["event", "workspace"]);
 }

@@ -8,7 +8,7 @@ import { VERSION } from "../version.js";
 import { type CliIo, type Command, UsageError } from "./command.js";
 import { exportCommand } from "./export.js";
 import { importCommand } from "./import.js";
-import { keysCommand } from "./keys.js";
+import { keysCommand } from "./keysCommand.js";
 import { workspacesCommand } from "./workspaces.js";
 
 /** The subcommands. Add one: write its module (a Command), list it here. */

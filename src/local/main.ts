@@ -2,7 +2,7 @@ import type { AuthSettings } from "../config/auth.js";
 import { createRuntimeHandler } from "../http/runtimeHandler.js";
 import { describeToolsets } from "../mcp/toolsets.js";
 import { openLocalRuntime } from "./localRuntime.js";
-import { listen } from "./server.js";
+import { listen } from "./nodeServer.js";
 
 /**
  * `npm start`: the shared handler on HOST:PORT. With no storage configured, an embedded Azurite

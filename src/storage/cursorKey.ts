@@ -3,7 +3,7 @@ import { randomBytes } from "node:crypto";
 import type { CursorKeyProvider } from "../domain/model/cursor.js";
 import { StorageError } from "../domain/model/errors.js";
 import type { StorageConnection } from "./table/client.js";
-import { classifyStorageError, toMemoryError } from "./table/errors.js";
+import { classifyStorageError, toMemoryError } from "./table/storageErrors.js";
 
 /**
  * The key that signs read_graph cursors, kept in the memory table itself, so every instance of a

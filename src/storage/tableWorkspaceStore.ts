@@ -8,8 +8,8 @@ import type { Actor } from "../domain/model/model.js";
 import type { RegisteredWorkspace, WorkspaceDeletion, WorkspaceStore, WorkspaceSummary } from "../domain/ports/workspaceStore.js";
 import { ADMIN_PARTITION, rowKey, workspaceDeletionKey, workspaceDeletions } from "./rows/keys.js";
 import { text } from "./rows/rows.js";
-import { classifyStorageError, toMemoryError } from "./table/errors.js";
 import type { TableGateway } from "./table/gateway.js";
+import { classifyStorageError, toMemoryError } from "./table/storageErrors.js";
 import { registeredAt, registryRow } from "./writes/registration.js";
 import { emptyPartition } from "./writes/workspaceDeletion.js";
 

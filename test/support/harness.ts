@@ -7,7 +7,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 
 import { DEFAULT_TABLE_NAME } from "../../src/config/table.js";
 import { createRuntimeHandler } from "../../src/http/runtimeHandler.js";
-import { listen, type RunningServer } from "../../src/local/server.js";
+import { listen, type RunningServer } from "../../src/local/nodeServer.js";
 import type { ToolCallLog } from "../../src/mcp/instrument.js";
 import { createRuntime, type Runtime } from "../../src/runtime.js";
 import { connectStorage, type StorageClientOptions } from "../../src/storage/table/client.js";

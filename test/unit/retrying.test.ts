@@ -2,8 +2,8 @@ import { RestError } from "@azure/core-rest-pipeline";
 import { describe, expect, test } from "@jest/globals";
 
 import { ConflictError, NotFoundError, StorageError } from "../../src/domain/model/errors.js";
-import type { StorageFailure } from "../../src/storage/table/errors.js";
 import { MAX_ATTEMPTS, retrying } from "../../src/storage/table/retrying.js";
+import type { StorageFailure } from "../../src/storage/table/storageErrors.js";
 
 /** The adapter's one optimistic-concurrency loop, on its own (no storage: the failures are the service's error shapes). */
 const exists = () => new RestError("exists", { statusCode: 409, code: "EntityAlreadyExists" });

@@ -8,8 +8,8 @@ import type { FeedTail, IndexSource, RegistryState, WorkspaceSnapshot } from "..
 import { keyRange, rowKey } from "../rows/keys.js";
 import { kindOf, type StoredRow, text, toTagDefinition } from "../rows/rows.js";
 import type { StorageConnection } from "../table/client.js";
-import { classifyStorageError, toMemoryError } from "../table/errors.js";
 import { rangeFilter, type TableGateway } from "../table/gateway.js";
+import { classifyStorageError, toMemoryError } from "../table/storageErrors.js";
 import { feedStep } from "./feed.js";
 import { scan, scanEntities } from "./reads.js";
 

@@ -3,9 +3,9 @@ import { TableClient, type TableServiceClientOptions } from "@azure/data-tables"
 import { DefaultAzureCredential, ManagedIdentityCredential, type TokenCredential } from "@azure/identity";
 
 import type { Clock } from "../rows/clock.js";
-import { classifyStorageError } from "./errors.js";
 import { ConditionalDeletes, TableGateway, TableState } from "./gateway.js";
 import { RequestCounter } from "./requestCounter.js";
+import { classifyStorageError } from "./storageErrors.js";
 import type { StorageSettings } from "./storageSettings.js";
 
 /**

@@ -7,7 +7,7 @@ import type { Clock } from "../rows/clock.js";
 import type { KeyRange } from "../rows/keys.js";
 import type { StoredRow } from "../rows/rows.js";
 import type { Row } from "../rows/rowWrites.js";
-import { classifyStorageError, toMemoryError } from "./errors.js";
+import { classifyStorageError, toMemoryError } from "./storageErrors.js";
 
 /** Table Storage returns at most 1,000 rows per page. */
 const PAGE_SIZE = 1000;

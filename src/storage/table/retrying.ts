@@ -1,5 +1,5 @@
 import { ConflictError } from "../../domain/model/errors.js";
-import { classifyStorageError, type StorageFailure, toMemoryError } from "./errors.js";
+import { classifyStorageError, type StorageFailure, toMemoryError } from "./storageErrors.js";
 
 /** Races are settled by retrying with what the store now says; this bounds a pathological loop. */
 export const MAX_ATTEMPTS = 8;

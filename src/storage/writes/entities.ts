@@ -7,9 +7,9 @@ import { keyRange, rowKey } from "../rows/keys.js";
 import { type EntityRow, kindOf } from "../rows/rows.js";
 import { entityRow, newObservationRows, type Row, stampOf, storedKeys, update } from "../rows/rowWrites.js";
 import { checkVersion, newVersion } from "../rows/versions.js";
-import { classifyStorageError, type StorageFailure, toMemoryError } from "../table/errors.js";
 import type { TableGateway } from "../table/gateway.js";
 import { retrying } from "../table/retrying.js";
+import { classifyStorageError, type StorageFailure, toMemoryError } from "../table/storageErrors.js";
 import { commit, CONCURRENCY, fitsAlone, type Unit } from "./transactions.js";
 
 /** Entity rows and the observations written with them. Concurrency rules: transactions.ts. */

@@ -10,9 +10,9 @@ import { relationRowKeys, rowKey } from "../rows/keys.js";
 import { kindOf } from "../rows/rows.js";
 import { creation, relationRows, type Stamp, stampOf, update } from "../rows/rowWrites.js";
 import { checkVersion, newVersion } from "../rows/versions.js";
-import { classifyStorageError } from "../table/errors.js";
 import type { TableGateway } from "../table/gateway.js";
 import { retrying } from "../table/retrying.js";
+import { classifyStorageError } from "../table/storageErrors.js";
 import { commit, CONCURRENCY, deleteAction, pack, type Unit } from "./transactions.js";
 
 /**

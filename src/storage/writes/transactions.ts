@@ -218,8 +218,10 @@ export interface CommitOptions<U extends Unit> {
 }
 
 /**
- * The one commit door: every write to a workspace's partition sends its transactions through here (all but
- * delete_workspace's, which records no events and must not register the workspace it removes: workspaceDeletion.ts).
+ * The one commit door: every write of graph data sends its transactions through here. Three writes are not graph data and
+ * go to the gateway themselves: delete_workspace's deletes (no events, and it must not register the workspace it removes:
+ * workspaceDeletion.ts), the registry's own rows (discover and the deletion log: tableWorkspaceStore.ts, where a
+ * registration added here would be a second operation on the same row) and the index generation's claim (indexSource.ts).
  * Each transaction is one entity-group transaction of at most 100 operations: its units' actions and guards (rule 1), one
  * event row recording their changes (rule 6; none when they record no change: a batch marker, a pruning step), and, when
  * it is due and there is room, the workspace's registration (registration.ts). `stamp` is the write's (who, when, which

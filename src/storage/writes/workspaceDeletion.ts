@@ -5,8 +5,8 @@ import { ConflictError } from "../../domain/model/errors.js";
 import { LIMITS } from "../../domain/model/limits.js";
 import { ownerOf, relationRowKeys, rowKey } from "../rows/keys.js";
 import { kindOf, type StoredRow, tagPairOf, text } from "../rows/rows.js";
-import { classifyStorageError, type StorageFailure, toMemoryError } from "../table/errors.js";
 import { CONCURRENCY, type TableGateway } from "../table/gateway.js";
+import { classifyStorageError, type StorageFailure, toMemoryError } from "../table/storageErrors.js";
 
 /**
  * Emptying a workspace's partition while writers may still be writing to it (docs/navigate.md#delete_workspace).
