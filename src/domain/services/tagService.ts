@@ -32,44 +32,37 @@ export class TagService {
   ) {}
 
   /** Puts the tags on the entity; returns those it did not carry before. */
-  async tagEntity(workspace: string, actor: Actor, entityName: string, tagNames: readonly string[]): Promise<string[]> {
-    const target = this.entityTarget(workspace, entityName);
-    return this.outcome(await this.store.addTags(workspace, actor, target, this.refs(workspace, tagNames)), workspace, entityName);
+  tagEntity(workspace: string, actor: Actor, entityName: string, tagNames: readonly string[]): Promise<string[]> {
+    return this.change("addTags", workspace, actor, { entityName }, tagNames);
   }
 
   /** Puts the tags on the entity's observation with exactly this content; returns those it did not carry before. */
-  async tagObservation(
-    workspace: string,
-    actor: Actor,
-    entityName: string,
-    content: string,
-    tagNames: readonly string[],
-  ): Promise<string[]> {
-    const target = this.observationTarget(workspace, entityName, content);
-    return this.outcome(await this.store.addTags(workspace, actor, target, this.refs(workspace, tagNames)), workspace, entityName, content);
+  tagObservation(workspace: string, actor: Actor, entityName: string, content: string, tagNames: readonly string[]): Promise<string[]> {
+    return this.change("addTags", workspace, actor, { entityName, content }, tagNames);
   }
 
   /** Takes the tags off the observation; returns those it carried. */
-  async untagObservation(
-    workspace: string,
-    actor: Actor,
-    entityName: string,
-    content: string,
-    tagNames: readonly string[],
-  ): Promise<string[]> {
-    const target = this.observationTarget(workspace, entityName, content);
-    return this.outcome(
-      await this.store.removeTags(workspace, actor, target, this.refs(workspace, tagNames)),
-      workspace,
-      entityName,
-      content,
-    );
+  untagObservation(workspace: string, actor: Actor, entityName: string, content: string, tagNames: readonly string[]): Promise<string[]> {
+    return this.change("removeTags", workspace, actor, { entityName, content }, tagNames);
   }
 
   /** Takes the tags off the entity itself (its observations keep theirs); returns those it carried. */
-  async removeTagsFromEntity(workspace: string, actor: Actor, entityName: string, tagNames: readonly string[]): Promise<string[]> {
-    const target = this.entityTarget(workspace, entityName);
-    return this.outcome(await this.store.removeTags(workspace, actor, target, this.refs(workspace, tagNames)), workspace, entityName);
+  removeTagsFromEntity(workspace: string, actor: Actor, entityName: string, tagNames: readonly string[]): Promise<string[]> {
+    return this.change("removeTags", workspace, actor, { entityName }, tagNames);
+  }
+
+  /** The four tagging tools in one: check everything, then add or remove the tags on the entity or one of its observations. */
+  private async change(
+    method: "addTags" | "removeTags",
+    workspace: string,
+    actor: Actor,
+    on: { entityName: string; content?: string },
+    tagNames: readonly string[],
+  ): Promise<string[]> {
+    const target =
+      on.content === undefined ? this.entityTarget(workspace, on.entityName) : this.observationTarget(workspace, on.entityName, on.content);
+    const change = await this.store[method](workspace, actor, target, this.refs(workspace, tagNames));
+    return this.outcome(change, workspace, on.entityName, on.content);
   }
 
   /**

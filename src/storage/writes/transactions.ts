@@ -186,31 +186,32 @@ export function chunkActions(actions: TransactionAction[], maxOperations: number
 export const deleteAction = (workspace: string, key: string): TransactionAction => ["delete", { partitionKey: workspace, rowKey: key }];
 
 /** How the units of one commit become transactions and in what order they are sent (see `commit`). */
-type CommitOrder = "parallel" | "in-order" | "keep-order" | "one";
+/**
+ * How `commit` sends the units. The orders exclude each other, and only "in-order" resumes and only "parallel" takes finals,
+ * so an option that would mean nothing does not compile.
+ * - "parallel" (the default): packed tight, CONCURRENCY transactions at a time.
+ * - "in-order": packed the same, sent one after another: for a write whose first unit creates or changes the entity row
+ *   every later transaction guards (rule 1), so none can run before it. `resume`: transactions an earlier attempt of the
+ *   same units committed; they are not sent again.
+ * - "keep-order": one after another, and no unit goes into an earlier transaction than the one before it (no gap
+ *   filling), so the units commit, and their changes reach the feed, exactly in the order given.
+ * - "one": every unit in one transaction, as given, not packed: the caller has checked the limits (an atomic batch, one
+ *   tagging call). Its guards are its own actions.
+ * - `finals` ("parallel" only): transactions to commit after all the units (each one transaction, in parallel), for deletes
+ *   whose last step, an ETag-checked delete of the row everything hangs off (rules 3 and 4), must come after its
+ *   dependents. The event row of each transaction costs one operation; to keep the number of transactions what it was
+ *   before events existed (docs/architecture.md#storage-round-trips-per-call), the units that no longer fit that many
+ *   transactions ride in a final instead, when `joins` allows (a final commits its dependents atomically with the row
+ *   they hang off). Units that fit no final stay a transaction of their own.
+ */
+export type CommitOptions<U extends Unit> = CommitReports<U> &
+  (
+    | { order?: "parallel"; finals?: readonly U[]; joins?: (unit: U, final: U) => boolean }
+    | { order: "in-order"; resume?: number }
+    | { order: "keep-order" | "one" }
+  );
 
-export interface CommitOptions<U extends Unit> {
-  /**
-   * - "parallel" (the default): packed tight, CONCURRENCY transactions at a time.
-   * - "in-order": packed the same, sent one after another: for a write whose first unit creates or changes the entity row
-   *   every later transaction guards (rule 1), so none can run before it.
-   * - "keep-order": one after another, and no unit goes into an earlier transaction than the one before it (no gap
-   *   filling), so the units commit, and their changes reach the feed, exactly in the order given.
-   * - "one": every unit in one transaction, as given, not packed: the caller has checked the limits (an atomic batch, one
-   *   tagging call). Its guards are its own actions.
-   */
-  order?: CommitOrder;
-  /**
-   * Transactions to commit after all the units (each one transaction, in parallel; "parallel" order only): for deletes
-   * whose last step, an ETag-checked delete of the row everything hangs off (rules 3 and 4), must come after its
-   * dependents. The event row of each transaction costs one operation; to keep the number of transactions what it was
-   * before events existed (docs/architecture.md#storage-round-trips-per-call), the units that no longer fit that many
-   * transactions ride in a final instead, when `joins` allows (a final commits its dependents atomically with the row
-   * they hang off). Units that fit no final stay a transaction of their own.
-   */
-  finals?: readonly U[];
-  joins?: (unit: U, final: U) => boolean;
-  /** Transactions an earlier attempt of the same units committed ("in-order" only): they are not sent again. */
-  resume?: number;
+interface CommitReports<U extends Unit> {
   /** Hears of each transaction committed, with its units. */
   committed?: (units: readonly U[]) => void;
   /** Settles a transaction that failed (or throws): without it, the first failure is thrown. */
@@ -238,7 +239,6 @@ export async function commit<U extends Unit>(
   units: readonly U[],
   options: CommitOptions<U> = {},
 ): Promise<void> {
-  const order = options.order ?? "parallel";
   const send = async (batch: Batch<U>): Promise<void> => {
     try {
       await transact(gateway, workspace, stamp, batch);
@@ -248,11 +248,19 @@ export async function commit<U extends Unit>(
     }
     options.committed?.(batch.units);
   };
-  if (order === "one") return send(joined(workspace, units));
-  if (options.finals) return withFinals(workspace, units, options.finals, options.joins ?? (() => true), send);
-  const batches = pack(workspace, units, LIMITS.batchOperations, order === "keep-order" ? 1 : OPEN_BATCHES);
-  if (order === "parallel") return forEachLimited(batches, CONCURRENCY, send);
-  for (const batch of batches.slice(options.resume ?? 0)) await send(batch);
+  switch (options.order) {
+    case "one":
+      return send(joined(workspace, units));
+    case "in-order":
+      for (const batch of pack(workspace, units).slice(options.resume ?? 0)) await send(batch);
+      return;
+    case "keep-order":
+      for (const batch of pack(workspace, units, LIMITS.batchOperations, 1)) await send(batch);
+      return;
+    default:
+      if (options.finals) return withFinals(workspace, units, options.finals, options.joins ?? (() => true), send);
+      return forEachLimited(pack(workspace, units), CONCURRENCY, send);
+  }
 }
 
 /** Sends one transaction: the batch's actions, its event row, and the workspace's registration when due (registration.ts). */
