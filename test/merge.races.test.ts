@@ -77,6 +77,32 @@ function inspect(rows: RawRow[]) {
 }
 
 /** A merge's answer: success, or a ConflictError (NotFoundError when its target went first) whose message says what to do. */
+/** One problem line per non-empty list: how many, and the first three. */
+function reportLosses(problems: string[], round: number, lists: readonly (readonly [string, readonly string[]])[]): void {
+  for (const [what, list] of lists) {
+    if (list.length > 0) problems.push(`round ${round}: ${list.length} ${what}, e.g. ${list.slice(0, 3).join("; ")}`);
+  }
+}
+
+/** T with 10 facts and S with 100 (returned), plus `more` entities, written through `client`. */
+async function seedTargetAndSource(
+  client: McpTestClient,
+  ws: string,
+  more: { name: string; entityType: string; observations: string[] }[] = [],
+) {
+  const sFacts = contents("s", 100);
+  ok(
+    await call(client, ws, "create_entities", {
+      entities: [
+        { name: "T", entityType: "t", observations: contents("t", 10) },
+        { name: "S", entityType: "t", observations: sFacts },
+        ...more,
+      ],
+    }),
+  );
+  return sFacts;
+}
+
 function outcome(result: CallToolResult): "ok" | "conflict" | "gone" {
   if (!result.isError) return "ok";
   const error = failed(result);
@@ -160,15 +186,13 @@ describe("crossed merges: A into B on one instance while B into A on another", (
       if (answers.filter((answer) => answer === "ok").length > 1) problems.push(`round ${round}: both merges succeeded`);
       if (answers[0] === "ok" && state.entities.has(ids.A)) problems.push(`round ${round}: A into B succeeded but A is there`);
       if (answers[1] === "ok" && state.entities.has(ids.B)) problems.push(`round ${round}: B into A succeeded but B is there`);
-      for (const [what, list] of [
+      reportLosses(problems, round, [
         ["lost observations", lost],
         ["lost relations", lostRelations],
         ["lost tags", lostTags],
         ["orphan rows", state.orphans],
         ["duplicate contents", state.duplicates],
-      ] as const) {
-        if (list.length > 0) problems.push(`round ${round}: ${list.length} ${what}, e.g. ${list.slice(0, 3).join("; ")}`);
-      }
+      ]);
     }
     console.log(`crossed merges, ${ROUNDS} rounds: ${lostTotal} observations lost\n${figures.join("\n")}`);
     expect(problems).toEqual([]);
@@ -192,15 +216,7 @@ describe("merge_entities racing add_observations on its source (two instances)",
     for (let round = 0; round < ROUNDS; round++) {
       const ws = uniqueWorkspace("xadd");
       const [one, two] = clients as [McpTestClient, McpTestClient];
-      const sFacts = contents("s", 100);
-      ok(
-        await call(one, ws, "create_entities", {
-          entities: [
-            { name: "T", entityType: "t", observations: contents("t", 10) },
-            { name: "S", entityType: "t", observations: sFacts },
-          ],
-        }),
-      );
+      const sFacts = await seedTargetAndSource(one, ws);
       const acknowledged = [...sFacts, ...contents("t", 10)];
       const adding = async () => {
         await pause((round % 10) * 4);
@@ -222,12 +238,10 @@ describe("merge_entities racing add_observations on its source (two instances)",
       const state = inspect(await rawRows(ws));
       const lost = acknowledged.filter((content) => !state.held.has(content));
       if (answer === "ok" && state.entities.has(entityId(ws, "S"))) problems.push(`round ${round}: merged, but S is there`);
-      for (const [what, list] of [
+      reportLosses(problems, round, [
         ["lost observations", lost],
         ["orphan rows", state.orphans],
-      ] as const) {
-        if (list.length > 0) problems.push(`round ${round}: ${list.length} ${what}, e.g. ${list.slice(0, 3).join("; ")}`);
-      }
+      ]);
     }
     console.log(
       `merge racing add_observations, ${ROUNDS} rounds: ${answers.join(" ")}; adds refused (S gone): ${refused} of ${4 * ROUNDS}`,
@@ -243,16 +257,7 @@ describe("merge_entities racing delete_entities of its target (two instances)", 
     for (let round = 0; round < ROUNDS; round++) {
       const ws = uniqueWorkspace("xdel");
       const [one, two] = clients as [McpTestClient, McpTestClient];
-      const sFacts = contents("s", 100);
-      ok(
-        await call(one, ws, "create_entities", {
-          entities: [
-            { name: "T", entityType: "t", observations: contents("t", 10) },
-            { name: "S", entityType: "t", observations: sFacts },
-            { name: "N", entityType: "n", observations: [] },
-          ],
-        }),
-      );
+      const sFacts = await seedTargetAndSource(one, ws, [{ name: "N", entityType: "n", observations: [] }]);
       ok(await call(one, ws, "create_relations", { relations: [{ from: "S", to: "N", relationType: "knows" }] }));
       ok(await call(one, ws, "tag_entity", { entityName: "S", tagNames: ["s-tag"] }));
       // Over the rounds the delete starts from a little before the merge to well into it.
@@ -273,12 +278,10 @@ describe("merge_entities racing delete_entities of its target (two instances)", 
       if (!deleted.isError && state.entities.has(ids.T)) problems.push(`round ${round}: T deleted, but there`);
       if (answer === "ok" && state.entities.has(ids.S)) problems.push(`round ${round}: merged, but S is there`);
       if (answer !== "ok" && !state.entities.has(ids.S)) problems.push(`round ${round}: the merge failed, but S is gone`);
-      for (const [what, list] of [
+      reportLosses(problems, round, [
         ["unaccounted source observations", unaccounted],
         ["orphan rows", state.orphans],
-      ] as const) {
-        if (list.length > 0) problems.push(`round ${round}: ${list.length} ${what}, e.g. ${list.slice(0, 3).join("; ")}`);
-      }
+      ]);
     }
     console.log(`merge racing delete_entities of its target, ${ROUNDS} rounds (merge/delete): ${answers.join(" ")}`);
     expect(problems).toEqual([]);
@@ -317,13 +320,11 @@ describe("merges sharing entities (two instances)", () => {
       answers.push(results.map(outcome).join("/"));
       const state = inspect(await rawRows(ws));
       const lost = [...new Set([...facts.values()].flat())].filter((content) => !state.held.has(content));
-      for (const [what, list] of [
+      reportLosses(problems, round, [
         ["lost observations", lost],
         ["orphan rows", state.orphans],
         ["duplicate contents", state.duplicates],
-      ] as const) {
-        if (list.length > 0) problems.push(`round ${round}: ${list.length} ${what}, e.g. ${list.slice(0, 3).join("; ")}`);
-      }
+      ]);
     }
     console.log(`merges sharing entities, ${ROUNDS} rounds: ${answers.join(" ")}`);
     expect(problems).toEqual([]);
@@ -338,15 +339,7 @@ describe("merge_entities racing tag_observation on its source's observations (tw
     for (let round = 0; round < ROUNDS; round++) {
       const ws = uniqueWorkspace("xtag");
       const [one, two] = clients as [McpTestClient, McpTestClient];
-      const sFacts = contents("s", 100);
-      ok(
-        await call(one, ws, "create_entities", {
-          entities: [
-            { name: "T", entityType: "t", observations: contents("t", 10) },
-            { name: "S", entityType: "t", observations: sFacts },
-          ],
-        }),
-      );
+      const sFacts = await seedTargetAndSource(one, ws);
       const acknowledged: { content: string; tag: string }[] = [];
       // Observations the merge moves last (it moves them in the order they were added), tagged in parallel.
       const tagging = async () => {
@@ -366,12 +359,10 @@ describe("merge_entities racing tag_observation on its source's observations (tw
       const state = inspect(await rawRows(ws));
       const lost = acknowledged.map(({ content, tag }) => `${content} ${tag}`).filter((pair) => !state.observationTags.has(pair));
       lostTotal += lost.length;
-      for (const [what, list] of [
+      reportLosses(problems, round, [
         ["lost observation tags", lost],
         ["orphan rows", state.orphans],
-      ] as const) {
-        if (list.length > 0) problems.push(`round ${round}: ${list.length} ${what}, e.g. ${list.slice(0, 3).join("; ")}`);
-      }
+      ]);
     }
     console.log(`merge racing tag_observation, ${ROUNDS} rounds: ${acknowledgedTotal} tags acknowledged, ${lostTotal} lost`);
     expect(problems).toEqual([]);

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, test } from "@jest/globals";
 
+import type { GraphStats } from "../src/domain/ports/graphIndex.js";
 import { hashApiKey } from "../src/http/auth/apiKeyVerifier.js";
 import type { McpTestClient, TestServer } from "./support/harness.js";
 import { connectClient, failed, ok, startTestServer, uniqueWorkspace, withTestServers } from "./support/harness.js";
@@ -281,18 +282,7 @@ describe("stats match a recount from read_graph", () => {
     ok(await bob.call("add_observations", { workspaceName: ws, observations: [{ entityName: "N5", contents: ["late fact"] }] }));
     ok(await bob.call("delete_entities", { workspaceName: ws, entityNames: ["N29"] }));
 
-    const stats = ok<{
-      entities: number;
-      relations: number;
-      observations: number;
-      tags: number;
-      entityTypes: { entityType: string; count: number }[];
-      relationTypes: { relationType: string; count: number }[];
-      mostConnected: { name: string; degree: number }[];
-      writesByPrincipal: { principal: string; writes: number }[];
-      firstWriteAt?: string;
-      lastWriteAt?: string;
-    }>(await alice.call("get_stats", { workspaceName: ws }));
+    const stats = ok<GraphStats>(await alice.call("get_stats", { workspaceName: ws }));
     const graph = ok<{
       entities: { name: string; entityType: string; observations: string[]; tags?: string[]; observationTags?: Record<string, string[]> }[];
       relations: { from: string; to: string; relationType: string; createdBy?: string }[];

@@ -1,17 +1,9 @@
 import { describe, expect, test } from "@jest/globals";
 
 import { groupMembers, reap, spawnChild, waitForOutput } from "../support/children.js";
+import { PARENT } from "../support/stubbornProcesses.js";
 
 /** The reaper of test/support/children.ts on real processes: a child and a grandchild that both ignore SIGTERM. */
-const STUBBORN = `process.on("SIGTERM", () => {}); setInterval(() => {}, 1000); console.log("ready");`;
-const PARENT = `
-const { spawn } = require("node:child_process");
-process.on("SIGTERM", () => {});
-setInterval(() => {}, 1000);
-// Only once the grandchild ignores SIGTERM too.
-const grandchild = spawn(process.execPath, ["-e", ${JSON.stringify(STUBBORN)}], { stdio: ["ignore", "pipe", "ignore"] });
-grandchild.stdout.once("data", () => console.log("pids " + process.pid + " " + grandchild.pid));
-`;
 const POLITE = `setInterval(() => {}, 1000); console.log("ready");`;
 
 describe("reap", () => {
