@@ -1,10 +1,10 @@
 import { describe, expect, test } from "@jest/globals";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { CallToolRequestSchema, ErrorCode } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolRequestSchema, ErrorCode, type RequestId } from "@modelcontextprotocol/sdk/types.js";
 
 import { BATCH_LIMITS, limitBatch } from "../src/http/batchLimits.js";
-import { withDeadline } from "../src/http/deadline.js";
+import { recordRequestIds, withDeadline } from "../src/http/deadline.js";
 import { connectClient, ok, type TestServer, uniqueWorkspace, withTestServer } from "./support/harness.js";
 
 /**
@@ -112,6 +112,8 @@ describe("limitBatch on a real transport and server", () => {
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     await server.connect(transport);
     const batchLimits = limitBatch(transport, limits);
+    const requestIds: RequestId[] = [];
+    recordRequestIds(transport, requestIds);
     const call = async (sizes: number[], ids: number[] = sizes.map((_, index) => index), deadlineMs?: number) => {
       const batch = sizes.map((size, index) => ({
         jsonrpc: "2.0",
@@ -121,7 +123,7 @@ describe("limitBatch on a real transport and server", () => {
       }));
       const handle = () =>
         transport.handleRequest(new Request("http://localhost/mcp", { method: "POST", headers: HEADERS, body: JSON.stringify(batch) }));
-      const response = deadlineMs === undefined ? await handle() : await withDeadline(transport, handle, deadlineMs, batchLimits.started);
+      const response = deadlineMs === undefined ? await handle() : await withDeadline(handle, deadlineMs, requestIds, batchLimits.started);
       const body = (await response.json()) as RpcAnswer | RpcAnswer[];
       return Array.isArray(body) ? body : [body];
     };

@@ -22,7 +22,7 @@ const DEADLINE_MS = 300;
 
 const unserializable: ToolInstrument = async (_call, work) => {
   const result = await work();
-  return { ...result, structuredContent: { ...result.structuredContent, size: 1n } };
+  return { ...result, structuredContent: { ...(result.structuredContent as Record<string, unknown>), size: 1n } };
 };
 
 let handler: FetchHandler;

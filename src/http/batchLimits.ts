@@ -1,13 +1,13 @@
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
-  ErrorCode,
   isJSONRPCErrorResponse,
   isJSONRPCRequest,
   isJSONRPCResultResponse,
   type JSONRPCMessage,
   type MessageExtraInfo,
+  ProtocolErrorCode,
   type RequestId,
-} from "@modelcontextprotocol/sdk/types.js";
+  type Transport,
+} from "@modelcontextprotocol/server";
 
 import { presentError } from "../domain/model/errors.js";
 
@@ -48,7 +48,11 @@ export function limitBatch(transport: Transport, limits: Limits = BATCH_LIMITS):
   let answeredChars = 0;
 
   const refuse = (id: RequestId, message: string) =>
-    send({ jsonrpc: "2.0", id, error: presentError({ kind: "BatchLimit", message }, { as: "jsonrpc", code: ErrorCode.InvalidRequest }) });
+    send({
+      jsonrpc: "2.0",
+      id,
+      error: presentError({ kind: "BatchLimit", message }, { as: "jsonrpc", code: ProtocolErrorCode.InvalidRequest }),
+    });
 
   const startNext = () => {
     while (running.size < limits.concurrent && waiting.length > 0) {

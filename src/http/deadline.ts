@@ -1,10 +1,9 @@
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { ErrorCode, isJSONRPCRequest, type RequestId } from "@modelcontextprotocol/sdk/types.js";
+import { isJSONRPCRequest, ProtocolErrorCode, type RequestId, type Transport } from "@modelcontextprotocol/server";
 
 import { presentError } from "../domain/model/errors.js";
 import { json } from "./responses.js";
 
-const INTERNAL = { as: "jsonrpc", code: ErrorCode.InternalError } as const;
+const INTERNAL = { as: "jsonrpc", code: ProtocolErrorCode.InternalError } as const;
 
 /**
  * An overall deadline on one MCP request. The SDK's transport (1.x, JSON response mode) never
@@ -20,17 +19,11 @@ const INTERNAL = { as: "jsonrpc", code: ErrorCode.InternalError } as const;
  * the requests that ran from those still queued or refused, which are told that nothing was done for them.
  */
 export async function withDeadline(
-  transport: Transport,
   handle: () => Promise<Response>,
   timeoutMs: number,
+  requestIds: readonly RequestId[],
   started: (id: RequestId) => boolean = () => true,
 ): Promise<Response> {
-  const requestIds: RequestId[] = [];
-  const deliver = transport.onmessage;
-  transport.onmessage = (message, extra) => {
-    if (isJSONRPCRequest(message)) requestIds.push(message.id);
-    deliver?.(message, extra);
-  };
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<Response>((resolve) => {
     timer = setTimeout(() => resolve(deadlineAnswer(requestIds, timeoutMs, started)), timeoutMs);
@@ -40,6 +33,15 @@ export async function withDeadline(
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** The ids of the JSON-RPC requests a connected transport hands its server, as they arrive: what a deadline answer names. */
+export function recordRequestIds(transport: Transport, requestIds: RequestId[]): void {
+  const deliver = transport.onmessage;
+  transport.onmessage = (message, extra) => {
+    if (isJSONRPCRequest(message)) requestIds.push(message.id);
+    deliver?.(message, extra);
+  };
 }
 
 function deadlineAnswer(requestIds: readonly RequestId[], timeoutMs: number, started: (id: RequestId) => boolean): Response {

@@ -1,14 +1,11 @@
-import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { UriTemplate } from "@modelcontextprotocol/sdk/shared/uriTemplate.js";
 import {
-  ErrorCode,
-  ListResourcesRequestSchema,
-  ListResourceTemplatesRequestSchema,
-  McpError,
-  ReadResourceRequestSchema,
+  type ListResourceTemplatesResult,
+  ProtocolError,
+  ProtocolErrorCode,
   type Resource,
-  type ResourceTemplate,
-} from "@modelcontextprotocol/sdk/types.js";
+  type Server,
+  UriTemplate,
+} from "@modelcontextprotocol/server";
 
 import type { Principal } from "../domain/model/access.js";
 import { ForbiddenError, presentError, ValidationError } from "../domain/model/errors.js";
@@ -34,7 +31,7 @@ const KNOWLEDGE_GRAPH: Resource = {
   mimeType: "application/json",
 };
 
-const WORKSPACE_GRAPH_TEMPLATE: ResourceTemplate = {
+const WORKSPACE_GRAPH_TEMPLATE: ListResourceTemplatesResult["resourceTemplates"][number] = {
   uriTemplate: WORKSPACE_GRAPH.toString(),
   name: "workspace-graph",
   title: "Workspace knowledge graph",
@@ -49,11 +46,11 @@ export function registerResources(
   server: Server,
   context: { services: Pick<Services, "graph">; principal: Principal; toolsets: Toolsets; boundWorkspace?: string },
 ): void {
-  server.setRequestHandler(ListResourcesRequestSchema, () => ({
+  server.setRequestHandler("resources/list", () => ({
     resources: context.boundWorkspace !== undefined ? [KNOWLEDGE_GRAPH] : [],
   }));
-  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: [WORKSPACE_GRAPH_TEMPLATE] }));
-  server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
+  server.setRequestHandler("resources/templates/list", () => ({ resourceTemplates: [WORKSPACE_GRAPH_TEMPLATE] }));
+  server.setRequestHandler("resources/read", async (request) => {
     const { uri } = request.params;
     const workspace = workspaceOf(uri, context.boundWorkspace);
     try {
@@ -70,9 +67,9 @@ export function registerResources(
       };
     } catch (error) {
       // Resource reads have no tool-result form: a failure is a JSON-RPC error, with the presenter's safe message.
-      const code = error instanceof ForbiddenError ? ErrorCode.InvalidParams : ErrorCode.InternalError;
+      const code = error instanceof ForbiddenError ? ProtocolErrorCode.InvalidParams : ProtocolErrorCode.InternalError;
       const { message } = presentError(error, { as: "jsonrpc", code });
-      throw new McpError(code, message);
+      throw new ProtocolError(code, message);
     }
   });
 }
@@ -80,16 +77,20 @@ export function registerResources(
 function workspaceOf(uri: string, bound: string | undefined): string {
   if (uri === KNOWLEDGE_GRAPH_URI) {
     if (bound !== undefined) return bound;
-    throw new McpError(
-      ErrorCode.InvalidParams,
+    throw new ProtocolError(
+      ProtocolErrorCode.InvalidParams,
       `${KNOWLEDGE_GRAPH_URI} names no workspace on /api/mcp. Read memory://workspaces/{workspaceName}/graph instead.`,
     );
   }
   const match = WORKSPACE_GRAPH.match(uri);
-  if (!match) throw new McpError(ErrorCode.InvalidParams, `Resource ${uri} not found. Read memory://workspaces/{workspaceName}/graph.`);
+  if (!match)
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Resource ${uri} not found. Read memory://workspaces/{workspaceName}/graph.`);
   try {
     return resolveWorkspace(decodeURIComponent(String(match.workspaceName)), bound);
   } catch (error) {
-    throw new McpError(ErrorCode.InvalidParams, error instanceof ValidationError ? error.message : `Invalid resource URI ${uri}.`);
+    throw new ProtocolError(
+      ProtocolErrorCode.InvalidParams,
+      error instanceof ValidationError ? error.message : `Invalid resource URI ${uri}.`,
+    );
   }
 }

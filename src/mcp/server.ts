@@ -1,18 +1,13 @@
-import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import {
-  type CallToolRequest,
-  CallToolRequestSchema,
-  type CallToolResult,
-  ListToolsRequestSchema,
-  type Tool,
-} from "@modelcontextprotocol/sdk/types.js";
-import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
+import { type CallToolRequest, type CallToolResult, Server, type Tool } from "@modelcontextprotocol/server";
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/server/validators/ajv";
 import { z } from "zod";
 
-import { accessOnRoute, type Principal } from "../domain/model/access.js";
+import { type Access, accessOnRoute, type Principal } from "../domain/model/access.js";
 import { ForbiddenError, presentError, ValidationError } from "../domain/model/errors.js";
 import type { Services } from "../domain/services/services.js";
 import { allows, authorize } from "./authorize.js";
+import { CACHE_HINTS } from "./cacheHints.js";
+import { SERVER_ICONS, TOOLSET_ICONS } from "./icons.js";
 import type { ToolInstrument } from "./instrument.js";
 import { registerResources } from "./resources.js";
 import { errorOutput, workspaceName as workspaceNameField } from "./schemas.js";
@@ -33,6 +28,11 @@ export interface McpContext {
   tools?: readonly AnyTool[];
   /** The toolsets this connection offers (MEMORY_TOOLSETS, or `?toolsets=` on the URL); every toolset when absent. */
   toolsets?: Toolsets;
+  /**
+   * The route is a read-only variant (`…/mcp/readonly`): it lists only readOnlyHint tools and refuses any other, whatever
+   * the caller's grants, so that a key that may write can hand an agent a URL that may only read.
+   */
+  readOnly?: boolean;
   /** Wraps every tools/call (logging, request counting). */
   instrument?: ToolInstrument;
 }
@@ -61,19 +61,20 @@ export function createMcpServer(context: McpContext): Server {
   const tools = context.tools ?? ALL_TOOLS;
   const toolsets = context.toolsets ?? ALL_TOOLSETS;
   const server = new Server(
-    { name: SERVER_NAME, version: context.version },
+    { name: SERVER_NAME, title: "Central Memory", version: context.version, icons: SERVER_ICONS },
     {
       capabilities: { tools: {}, resources: {} },
+      cacheHints: CACHE_HINTS,
       instructions: INSTRUCTIONS + (toolsets.has("tags") ? TAGS_INSTRUCTIONS : ""),
       jsonSchemaValidator: sharedValidator,
     },
   );
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
   // The most this caller may do on this route decides which tools it is shown: read-only callers see no write tools.
-  const ceiling = accessOnRoute(principal, boundWorkspace);
+  const ceiling = context.readOnly ? readOnlyCeiling(accessOnRoute(principal, boundWorkspace)) : accessOnRoute(principal, boundWorkspace);
   const visible = tools.filter((tool) => offers(toolsets, tool) && allows(ceiling, tool));
 
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: visible.map((tool) => describeTool(tool, boundWorkspace, toolsets)) }));
+  server.setRequestHandler("tools/list", () => ({ tools: visible.map((tool) => describeTool(tool, boundWorkspace, toolsets)) }));
 
   const callTool = async (request: CallToolRequest): Promise<CallToolResult> => {
     const tool = byName.get(request.params.name);
@@ -84,6 +85,7 @@ export function createMcpServer(context: McpContext): Server {
     }
     try {
       if (!offers(toolsets, tool)) throw notOffered(tool, toolsets);
+      if (context.readOnly && !tool.annotations.readOnlyHint) throw refusedOnReadOnlyRoute(tool);
       if (!allows(ceiling, tool)) throw new ForbiddenError(`${tool.name} changes memory, and this caller has read-only access.`);
       const parsed = inputSchema(tool, boundWorkspace).safeParse(request.params.arguments ?? {});
       if (!parsed.success) throw new ValidationError(`Invalid arguments for ${tool.name}: ${describeIssues(parsed.error)}`);
@@ -107,7 +109,7 @@ export function createMcpServer(context: McpContext): Server {
     }
   };
   const instrument: ToolInstrument = context.instrument ?? ((_call, work) => work());
-  server.setRequestHandler(CallToolRequestSchema, (request) =>
+  server.setRequestHandler("tools/call", (request) =>
     instrument({ tool: request.params.name, workspace: request.params.arguments?.workspaceName ?? context.boundWorkspace }, () =>
       callTool(request),
     ),
@@ -119,6 +121,18 @@ export function createMcpServer(context: McpContext): Server {
     ...(boundWorkspace !== undefined ? { boundWorkspace } : {}),
   });
   return server;
+}
+
+/** On a read-only route the most anyone may do is read. */
+function readOnlyCeiling(access: Access | undefined): Access | undefined {
+  return access === undefined ? undefined : "read";
+}
+
+function refusedOnReadOnlyRoute(tool: AnyTool): ForbiddenError {
+  return new ForbiddenError(
+    `${tool.name} changes memory, and this is a read-only route (…/mcp/readonly), which offers only tools that read. ` +
+      "To change memory, connect to the same URL without /readonly, with a credential that may write.",
+  );
 }
 
 /** Caches a value computed from a tool and a few variant flags (keyed by the tool object, so test tools never collide). */
@@ -167,6 +181,7 @@ function listTool(tool: AnyTool, boundWorkspace: string | undefined, withTags: b
     inputSchema: jsonSchema(inputSchema(tool, boundWorkspace), "input") as Tool["inputSchema"],
     outputSchema: { type: "object", ...jsonSchema(output, "output") } as Tool["outputSchema"],
     annotations: tool.annotations,
+    icons: TOOLSET_ICONS[tool.toolsets[0]],
     execution: { taskSupport: "forbidden" },
   };
 }
