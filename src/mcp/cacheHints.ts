@@ -11,7 +11,7 @@ import type { ServerOptions } from "@modelcontextprotocol/server";
  * - A resource read is a workspace's graph, which any write changes, and which only callers granted that workspace may
  *   see: valid at the moment it was read (0) and private.
  */
-export const LISTING_TTL_MS = 60 * 60 * 1000;
+const LISTING_TTL_MS = 60 * 60 * 1000;
 
 export const CACHE_HINTS: NonNullable<ServerOptions["cacheHints"]> = {
   "tools/list": { ttlMs: LISTING_TTL_MS, cacheScope: "private" },
