@@ -1,3 +1,4 @@
+import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 
 import { serve } from "@hono/node-server";
@@ -8,6 +9,8 @@ export interface RunningServer {
   url: string;
   close(): Promise<void>;
 }
+
+const KEEP_ALIVE_MS = 60_000;
 
 /** Serves the shared handler over Node's HTTP server. Port 0 picks a free port (tests). */
 export function listen(handler: FetchHandler, options: { host: string; port: number }): Promise<RunningServer> {
@@ -24,6 +27,11 @@ export function listen(handler: FetchHandler, options: { host: string; port: num
           }),
       });
     });
+    // Node's 5 s keep-alive races its clients: a client that reuses an idle socket just as the server drops it gets
+    // ECONNRESET (seen under load, where timers run late). A minute makes the window rare; close() still drops idle sockets.
+    const http = server as Server;
+    http.keepAliveTimeout = KEEP_ALIVE_MS;
+    http.headersTimeout = KEEP_ALIVE_MS + 1_000;
     server.once("error", reject);
   });
 }
