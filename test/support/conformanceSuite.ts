@@ -25,7 +25,10 @@ const CACHE = join(tmpdir(), "central-memory-mcp-conformance");
 const INSTALL_TIMEOUT_MS = 600_000;
 /** One CLI run takes seconds here; this bounds a hung scenario (each has its own 30 s limit in 0.2). */
 const RUN_TIMEOUT_MS = 300_000;
-/** The synthetic check of a scenario that threw before writing its checks (the CLI prints "Failed to run scenario"). */
+/**
+ * The synthetic check of a scenario that threw before writing its checks: the CLI prints "Failed to run scenario <name>: …"
+ * in a run of many scenarios, "Server test error: …" in a run of one.
+ */
 export const SCENARIO_RAN = "scenario-ran";
 
 export interface InstalledSuite {
@@ -146,7 +149,8 @@ export async function runServerScenarios(suite: InstalledSuite, url: string, arg
     if (existsSync(file)) {
       results.push({ scenario, checks: JSON.parse(readFileSync(file, "utf8")) as Check[] });
     } else {
-      const failure = new RegExp(`^Failed to run scenario ${scenario}: (.*)$`, "m").exec(output)?.[1] ?? "no checks.json written";
+      const failure =
+        new RegExp(`^(?:Failed to run scenario ${scenario}|Server test error): (.*)$`, "m").exec(output)?.[1] ?? "no checks.json written";
       results.push({ scenario, checks: [{ id: SCENARIO_RAN, status: "FAILURE", errorMessage: failure }] });
     }
   }
