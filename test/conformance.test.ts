@@ -1,36 +1,23 @@
 import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
 
-import { createRuntimeHandler } from "../src/http/runtimeHandler.js";
-import { listen, type RunningServer } from "../src/local/nodeServer.js";
-import { createRuntime } from "../src/runtime.js";
-import { connectStorage } from "../src/storage/table/client.js";
-import { TEST_TABLE, testConnectionString } from "./support/harness.js";
+import type { RunningServer } from "../src/local/nodeServer.js";
+import { startAsNpmStart } from "./support/conformanceSuite.js";
 import { rawRequest } from "./support/rawHttp.js";
 
 /**
- * The MCP conformance suite's `dns-rebinding-protection` scenario, against the local server with
- * `npm start` defaults (MEMORY_AUTH unset, loopback bind: open auth). The suite itself
- * (@modelcontextprotocol/conformance 0.1.16) needs Node 22 (it imports fs.globSync), so this
- * file makes its two checks the same way: a POST initialize with Host and Origin both naming
- * evil.example.com must be 4xx, and with both naming the server's own localhost address 2xx.
- * The Host and Origin sides are also checked one at a time.
+ * DNS-rebinding protection of the local server with `npm start` defaults (MEMORY_AUTH unset, loopback bind: open auth),
+ * beyond what the MCP conformance suite checks. The suite's `dns-rebinding-protection` scenario itself runs in
+ * test/conformance.suite.test.ts (on Node 22, installed from the npm registry); its two checks are repeated here, on the
+ * project's Node and with no install: a POST initialize with Host and Origin both naming evil.example.com is 4xx, and with
+ * both naming the server's own loopback address 2xx. This file adds what the scenario leaves out: every loopback name, the
+ * Host and Origin sides one at a time, with the refusal's message, and the CORS answer to a loopback origin.
  */
-const HOST = "127.0.0.1";
 let server: RunningServer;
 
 beforeAll(async () => {
-  // As src/local/main.ts reads them (the local door): no MEMORY_AUTH and no allowed origins, on a loopback HOST.
-  const env = { HOST, PORT: "0" };
-  const storage = connectStorage({
-    kind: "connectionString",
-    connectionString: testConnectionString(),
-    tableName: TEST_TABLE,
-    source: "test",
-  });
-  const runtime = createRuntime(env, { door: "local", storage, log: () => {} });
-  expect(runtime.settings.auth.mode).toEqual({ kind: "none", defaulted: true });
-  await storage.ensureTable();
-  server = await listen(createRuntimeHandler(runtime), runtime.settings.listen);
+  const started = await startAsNpmStart();
+  expect(started.runtime.settings.auth.mode).toEqual({ kind: "none", defaulted: true });
+  server = started.server;
 });
 
 afterAll(async () => {
@@ -50,7 +37,7 @@ function initialize(headers: Record<string, string>) {
   });
 }
 
-describe("dns-rebinding-protection (MCP conformance scenario)", () => {
+describe("DNS-rebinding protection (the conformance scenario's checks, and more)", () => {
   test("localhost-host-rebinding-rejected: Host and Origin evil.example.com are 4xx", async () => {
     const response = await initialize({ host: "evil.example.com", origin: "http://evil.example.com" });
     expect(response.status).toBeGreaterThanOrEqual(400);
