@@ -1,7 +1,5 @@
 import { describe, expect, test } from "@jest/globals";
-import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { CallToolRequestSchema, ErrorCode, type RequestId } from "@modelcontextprotocol/sdk/types.js";
+import { ProtocolErrorCode, type RequestId, Server, WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/server";
 
 import { BATCH_LIMITS, limitBatch } from "../src/http/batchLimits.js";
 import { recordRequestIds, withDeadline } from "../src/http/deadline.js";
@@ -48,7 +46,7 @@ describe("a JSON-RPC batch through the local server", () => {
     expect(answered.map((answer) => answer.id)).toEqual(Array.from({ length: BATCH_LIMITS.requests }, (_, index) => index + 1));
     for (const refused of answers.slice(BATCH_LIMITS.requests)) {
       expect(refused.error).toEqual({
-        code: ErrorCode.InvalidRequest,
+        code: ProtocolErrorCode.InvalidRequest,
         message: expect.stringMatching(/more than 20 JSON-RPC requests.*nothing was done\. Send it again in a separate HTTP request\./),
       });
     }
@@ -99,7 +97,7 @@ describe("limitBatch on a real transport and server", () => {
     let running = 0;
     let mostAtOnce = 0;
     const ran: number[] = [];
-    server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    server.setRequestHandler("tools/call", async (request) => {
       running += 1;
       mostAtOnce = Math.max(mostAtOnce, running);
       const { index, size } = request.params.arguments as { index: number; size: number };
@@ -148,8 +146,8 @@ describe("limitBatch on a real transport and server", () => {
       "ran",
       "ran",
       "ran",
-      ErrorCode.InvalidRequest,
-      ErrorCode.InvalidRequest,
+      ProtocolErrorCode.InvalidRequest,
+      ProtocolErrorCode.InvalidRequest,
     ]);
     await subject.close();
   });
