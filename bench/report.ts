@@ -74,7 +74,7 @@ export function markdown(report: BenchReport): string {
   ];
   const phases = [...new Set(report.phases.map((row) => row.phase))];
   // Our rows first, then the references, whatever order the targets ran in.
-  const order = ["ours", "floor", "server-memory"];
+  const order = ["ours", "ours-2026", "floor", "server-memory"];
   report.targets.sort((a, b) => order.indexOf(a.name) - order.indexOf(b.name));
   for (const phase of phases) {
     const rows = report.phases.filter((row) => row.phase === phase);

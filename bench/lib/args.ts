@@ -39,7 +39,7 @@ function defaultSearchCalls(entities: number): number {
   return Math.min(1000, Math.max(10, Math.round(1000 * (1000 / entities) ** 3)));
 }
 
-const USAGE = `npm run bench -- [--entities N] [--concurrency C] [--calls K] [--search-calls S] [--azure-ms MS] [--targets ours,floor,server-memory] [--out DIR] [--cold-runs R] [--store-latency-ms L]
+const USAGE = `npm run bench -- [--entities N] [--concurrency C] [--calls K] [--search-calls S] [--azure-ms MS] [--targets ours,ours-2026,floor,server-memory] [--out DIR] [--cold-runs R] [--store-latency-ms L]
 
   --entities      entities and relations to create (default 1000)
   --concurrency   calls in flight at once in every phase (default 1)
@@ -47,7 +47,7 @@ const USAGE = `npm run bench -- [--entities N] [--concurrency C] [--calls K] [--
   --search-calls  calls of search_nodes (default 1000 up to N=1000, then 1000 × (1000/N)³, at least 10:
                   10 at N=5000; every call reads the whole workspace, and on Azurite its cost grows as N²)
   --azure-ms      assumed in-region Table Storage round trip for the modelled column (default 8)
-  --targets       comma-separated subset of: ours, floor, server-memory (default: all that are available)
+  --targets       comma-separated subset of: ours, ours-2026 (the same server, through a 2026-07-28 client), floor, server-memory (default: all that are available)
   --out           folder for the JSON result (default bench/results)
   --cold-runs     fresh processes per Functions entry for the cold-import time (default 5; 0 skips it)
   --store-latency-ms
@@ -94,7 +94,7 @@ export function parseBenchArgs(argv: string[]): BenchOptions | "help" {
     calls: positive("calls", values.calls, 1000, { integer: true }),
     searchCalls: positive("search-calls", values["search-calls"], defaultSearchCalls(entities), { integer: true }),
     azureMs: positive("azure-ms", values["azure-ms"], 8, { integer: false }),
-    targets: (values.targets ?? "ours,floor,server-memory")
+    targets: (values.targets ?? "ours,ours-2026,floor,server-memory")
       .split(",")
       .map((name) => name.trim())
       .filter(Boolean),

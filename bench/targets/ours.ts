@@ -1,3 +1,4 @@
+import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from "@modelcontextprotocol/client";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
@@ -6,10 +7,17 @@ import { nodeHttpFetch } from "../lib/nodeHttpFetch.js";
 import { peakRssBytes, startChild } from "../lib/processes.js";
 import { BENCH_WORKSPACE, seedInChunks, type Target } from "./types.js";
 
+/** Which protocol era the bench's client speaks: a 2025-era client (the MCP SDK v1) or a 2026-07-28 one (the SDK v2). */
+export type Era = "2025" | "2026";
+
 /** A real MCP SDK client over streamable HTTP; an error result throws. */
-export async function connectMcp(url: string) {
-  const client = new Client({ name: "central-memory-bench", version: "1.0.0" });
-  await client.connect(new StreamableHTTPClientTransport(new URL("/api/mcp", url), { fetch: nodeHttpFetch() }));
+export async function connectMcp(url: string, era: Era = "2025") {
+  const endpoint = new URL("/api/mcp", url);
+  const info = { name: "central-memory-bench", version: "1.0.0" };
+  const client = era === "2025" ? new Client(info) : new ModernClient(info, { versionNegotiation: { mode: { pin: "2026-07-28" } } });
+  await (client instanceof Client
+    ? client.connect(new StreamableHTTPClientTransport(endpoint, { fetch: nodeHttpFetch() }))
+    : client.connect(new ModernTransport(endpoint, { fetch: nodeHttpFetch() })));
   await client.listTools(); // as real clients do: later results are validated against the output schemas
   return {
     async call<T = Record<string, unknown>>(name: string, args: Record<string, unknown>): Promise<T> {
@@ -37,19 +45,25 @@ function curateBatch(index: number) {
   ];
 }
 
-/** Our server in its own process (as `npm start` runs it), called over HTTP through the MCP SDK client. */
-export async function startOurs(connectionString: string): Promise<Target> {
+/**
+ * Our server in its own process (as `npm start` runs it), called over HTTP through the MCP SDK client of one era. The
+ * 2026-07-28 target ("ours-2026") has its own table, so both can run side by side.
+ */
+export async function startOurs(connectionString: string, era: Era = "2025"): Promise<Target> {
   const server = await startChild<{ url: string }>(new URL("../serverProcess.js", import.meta.url), {
     MEMORY_STORAGE_CONNECTION_STRING: connectionString,
-    MEMORY_TABLE_NAME: "benchours",
+    MEMORY_TABLE_NAME: era === "2025" ? "benchours" : "benchours2026",
   });
-  const mcp = await connectMcp(server.ready.url);
+  const mcp = await connectMcp(server.ready.url, era);
   let detected: { comparisons: number; entities: number } | undefined;
   const call = <T = Record<string, unknown>>(name: string, args: Record<string, unknown>) =>
     mcp.call<T>(name, { workspaceName: BENCH_WORKSPACE, ...args });
   return {
-    name: "ours",
-    description: "central-memory-mcp over HTTP (MCP SDK client → local server → Azurite)",
+    name: era === "2025" ? "ours" : "ours-2026",
+    description:
+      era === "2025"
+        ? "central-memory-mcp over HTTP (MCP SDK v1 client, 2025-11-25 → local server → Azurite)"
+        : "central-memory-mcp over HTTP (MCP SDK v2 client, 2026-07-28 → local server → Azurite)",
     ops: {
       createEntity: async (entity) => void (await call("upsert_entity", { ...entity })),
       createRelation: async (relation) => void (await call("upsert_relation", { ...relation })),
