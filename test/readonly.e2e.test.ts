@@ -1,9 +1,12 @@
+import { readFileSync } from "node:fs";
+
 import type { HttpFunctionOptions, HttpHandler } from "@azure/functions";
 import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from "@modelcontextprotocol/client";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 
 import { hashApiKey } from "../src/http/auth/apiKeyVerifier.js";
+import { TOOLSETS } from "../src/mcp/tool.js";
 import { ALL_TOOLS } from "../src/mcp/tools/index.js";
 import { refusal } from "./support/auth.js";
 import { invokeFunction, registerFunctions } from "./support/functions.js";
@@ -204,6 +207,18 @@ describe.each(ROUTES)("$label through the local server", ({ path, bound }) => {
       await client.close();
     }
   });
+});
+
+test("docs/tools.md's read-only table lists, per toolset, exactly what the read-only route offers with that toolset", async () => {
+  const section = readFileSync("docs/tools.md", "utf8").split("## Read-only routes")[1]?.split("\n## ")[0] ?? "";
+  for (const toolset of TOOLSETS) {
+    const row = section.split("\n").find((line) => line.startsWith(`| \`${toolset}\` |`));
+    const documented = [...(row?.split(" | ")[1] ?? "").matchAll(/\[`([a-z_]+)`\]/g)].map((match) => match[1]).sort();
+    await withClient(open, `/api/mcp/readonly?toolsets=${toolset}`, {}, async (client) => {
+      const offered = (await client.client.listTools()).tools.map((tool) => tool.name).sort();
+      expect({ toolset, documented }).toEqual({ toolset, documented: offered });
+    });
+  }
 });
 
 describe.each(ROUTES)("$label with API keys", ({ path, bound }) => {

@@ -168,6 +168,7 @@ describe("2026-07-28 requests (the SDK's check)", () => {
   test.each([
     ["Mcp-Name", (headers: Headers) => headers.set("mcp-name", "read_graph"), ["Mcp-Name", "read_graph", "upsert_entity"]],
     ["Mcp-Method", (headers: Headers) => headers.set("mcp-method", "tools/list"), ["Mcp-Method", "tools/list", "tools/call"]],
+    ["Mcp-Name (left out)", (headers: Headers) => headers.delete("mcp-name"), ["Mcp-Name header is absent", "upsert_entity"]],
   ])("a tools/call whose %s disagrees with the body is 400 -32020, and nothing runs", async (_header, tamper, named) => {
     const ws = uniqueWorkspace("rh");
     const { client, exchanges } = await modernClient(`/api/workspaces/${ws}/mcp`, tamper);
