@@ -88,7 +88,10 @@ function toolsetsOf(request: Request, serverDefault: Toolsets): Toolsets {
   return chosen.length > 0 ? parseToolsets(chosen.join(","), "The toolsets URL parameter") : serverDefault;
 }
 
-/** RFC 9728 metadata for the host ("") or for one MCP route ("/api/mcp", "/api/workspaces/{ws}/mcp", either with /readonly). Anonymous. */
+/**
+ * RFC 9728 metadata for the host ("") or for one MCP route ("/api/mcp", "/api/workspaces/{ws}/mcp", either with /readonly).
+ * Anonymous.
+ */
 function protectedResourceMetadata(request: Request, settings: AuthSettings, resourcePath: string): Response {
   const known = resourcePath === "" || isMcpRoute(resourcePath);
   if (settings.mode.kind === "none" || !known) {

@@ -45,7 +45,10 @@ function isLoopbackOrigin(origin: string): boolean {
   }
 }
 
-/** On the MCP routes and their read-only variants: POST and its preflight from an unlisted origin are 403; listed origins get CORS headers. */
+/**
+ * On the MCP routes and their read-only variants: POST and its preflight from an unlisted origin are 403; listed origins get
+ * CORS headers.
+ */
 export function mcpBrowserAccess(settings: AuthSettings): MiddlewareHandler[] {
   const refuseForeignOrigin: MiddlewareHandler = async (c, next) => {
     const origin = c.req.header("origin");
