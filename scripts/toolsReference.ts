@@ -193,6 +193,30 @@ function toolsetsOf(tool: AnyTool): string {
   return tool.toolsets.length === 1 ? `toolset ${names}` : `toolsets ${names}`;
 }
 
+/**
+ * What the read-only routes (`…/mcp/readonly`) offer, per toolset: the readOnlyHint tools, the same annotation the server
+ * filters by (src/mcp/server.ts), so this list is what their tools/list shows.
+ */
+function readOnlyRoutesSection(tools: readonly AnyTool[]): string[] {
+  const link = (t: AnyTool) => `[\`${t.name}\`](#${toolAnchor(t)})`;
+  return [
+    "## Read-only routes",
+    "",
+    "`/api/mcp/readonly` and `/api/workspaces/{workspaceName}/mcp/readonly` offer only the tools below (those annotated " +
+      "`readOnlyHint: true`), of the toolsets the connection selects; any other tool called by name is refused with a " +
+      "`ForbiddenError`, whatever the credential may do (see [Read-only routes](usage.md#read-only-routes)).",
+    "",
+    "| toolset | tools offered read-only | refused there |",
+    "|---|---|---|",
+    ...toolsByToolset(tools).map(([toolset, members]) => {
+      const reads = members.filter((t) => t.annotations.readOnlyHint);
+      const writes = members.filter((t) => !t.annotations.readOnlyHint);
+      return `| \`${toolset}\` | ${reads.map(link).join(", ") || "none"} | ${writes.map(link).join(", ") || "none"} |`;
+    }),
+    "",
+  ];
+}
+
 /** docs/tools.md. */
 export function renderToolsReference(tools: readonly AnyTool[]): string {
   const lines = [
@@ -220,6 +244,7 @@ export function renderToolsReference(tools: readonly AnyTool[]): string {
     "",
     "`read_graph` is in `core` and serves the official API too (the official server has it).",
     "",
+    ...readOnlyRoutesSection(tools),
     ...sectionsByToolset(tools).flatMap(([toolset, members]) => [`## Toolset \`${toolset}\``, "", ...members.flatMap(toolSection)]),
   ];
   return `${lines.join("\n").trimEnd()}\n`;

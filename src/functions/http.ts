@@ -13,6 +13,10 @@ const ALL_METHODS: HttpMethod[] = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELET
 const TRIGGERS: { name: string; route: string }[] = [
   { name: "mcp", route: "api/mcp" },
   { name: "workspaceMcp", route: "api/workspaces/{workspaceName}/mcp" },
+  // The read-only variants (docs/usage.md#read-only-routes). One more literal segment than the routes above, so neither
+  // shadows the other, and `mcp` is not `view`, so the viewer's catch-all below never takes them.
+  { name: "mcpReadOnly", route: "api/mcp/readonly" },
+  { name: "workspaceMcpReadOnly", route: "api/workspaces/{workspaceName}/mcp/readonly" },
   { name: "health", route: "api/health" },
   { name: "ready", route: "api/ready" },
   // The viewer (docs/viewer.md): its page, session and data routes under one catch-all, and its script and style.

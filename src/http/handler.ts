@@ -50,19 +50,28 @@ export function createHandler(deps: HandlerDeps): FetchHandler {
     protectedResourceMetadata(c.req.raw, settings, new URL(c.req.url).pathname.slice(METADATA_PREFIX.length)),
   );
 
-  // Stateless MCP (mcpExchange.ts), behind the Origin check (origins.ts) and the gate.
-  for (const path of ROUTE_PATHS.mcp) app.use(path, ...mcpBrowserAccess(settings));
+  // Stateless MCP (mcpExchange.ts), behind the Origin check (origins.ts) and the gate; the read-only variants alike, their
+  // server told to list and run only readOnlyHint tools (src/mcp/server.ts), whatever the caller's grant.
+  for (const path of [...ROUTE_PATHS.mcp, ...ROUTE_PATHS.mcpReadOnly]) app.use(path, ...mcpBrowserAccess(settings));
   const mcpGate = gate({ auth: deps.auth, challenge: true, params: (request) => toolsetsOf(request, deps.toolsets) });
-  app.on("POST", ROUTE_PATHS.mcp, mcpGate, (c) => {
-    const { principal, workspace, params: toolsets } = c.var.admission;
-    return answerMcp(c.req.raw, deps, { principal, toolsets, boundWorkspace: workspace });
-  });
+  const variants = [
+    [ROUTE_PATHS.mcp, false],
+    [ROUTE_PATHS.mcpReadOnly, true],
+  ] as const;
+  for (const [paths, readOnly] of variants) {
+    app.on("POST", paths, mcpGate, (c) => {
+      const { principal, workspace, params: toolsets } = c.var.admission;
+      return answerMcp(c.req.raw, deps, { principal, toolsets, boundWorkspace: workspace, readOnly });
+    });
+  }
 
   serveViewer(app, deps);
   app.notFound((c) =>
     errorResponse(404, {
       kind: "NotFound",
-      message: `No route for ${c.req.path}. MCP is served at POST /api/mcp and POST /api/workspaces/{workspaceName}/mcp.`,
+      message:
+        `No route for ${c.req.path}. MCP is served at POST /api/mcp and POST /api/workspaces/{workspaceName}/mcp, ` +
+        "and read-only at the same paths followed by /readonly.",
     }),
   );
   // A failure no route turned into an answer: a 500 in the one error shape, without the error's text.
@@ -79,7 +88,10 @@ function toolsetsOf(request: Request, serverDefault: Toolsets): Toolsets {
   return chosen.length > 0 ? parseToolsets(chosen.join(","), "The toolsets URL parameter") : serverDefault;
 }
 
-/** RFC 9728 metadata for the host ("") or for one MCP route ("/api/mcp", "/api/workspaces/{ws}/mcp"). Anonymous. */
+/**
+ * RFC 9728 metadata for the host ("") or for one MCP route ("/api/mcp", "/api/workspaces/{ws}/mcp", either with /readonly).
+ * Anonymous.
+ */
 function protectedResourceMetadata(request: Request, settings: AuthSettings, resourcePath: string): Response {
   const known = resourcePath === "" || isMcpRoute(resourcePath);
   if (settings.mode.kind === "none" || !known) {

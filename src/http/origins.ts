@@ -12,7 +12,10 @@ import { errorResponse } from "./responses.js";
  * runs. Listed origins get the CORS headers a browser client needs, preflight included.
  */
 
-/** Request headers an MCP browser client sends: credentials, content negotiation and the MCP transport's own. */
+/**
+ * Request headers an MCP browser client sends: credentials, content negotiation and the MCP transport's own, the
+ * 2026-07-28 routing headers included (docs/gateway.md).
+ */
 const MCP_REQUEST_HEADERS = [
   "Authorization",
   "X-Api-Key",
@@ -21,6 +24,8 @@ const MCP_REQUEST_HEADERS = [
   "Mcp-Protocol-Version",
   "Mcp-Session-Id",
   "Last-Event-ID",
+  "Mcp-Method",
+  "Mcp-Name",
 ];
 /** Response headers a browser client must be able to read: the transport's, and the 401 challenge that starts discovery. */
 const MCP_RESPONSE_HEADERS = ["Mcp-Session-Id", "Mcp-Protocol-Version", "WWW-Authenticate"];
@@ -40,7 +45,10 @@ function isLoopbackOrigin(origin: string): boolean {
   }
 }
 
-/** On the MCP routes: POST and its preflight from an unlisted origin are 403; listed origins get CORS headers. */
+/**
+ * On the MCP routes and their read-only variants: POST and its preflight from an unlisted origin are 403; listed origins get
+ * CORS headers.
+ */
 export function mcpBrowserAccess(settings: AuthSettings): MiddlewareHandler[] {
   const refuseForeignOrigin: MiddlewareHandler = async (c, next) => {
     const origin = c.req.header("origin");

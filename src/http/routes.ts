@@ -11,6 +11,8 @@ export const ROUTE_PATHS = {
   /** RFC 9728 metadata: the host-wide document and the per-route ones below it. */
   metadata: [METADATA_PREFIX, `${METADATA_PREFIX}/*`],
   mcp: ["/api/mcp", "/api/workspaces/:workspaceName/mcp"],
+  /** The read-only variants of the MCP routes (docs/usage.md#read-only-routes): only readOnlyHint tools, whatever the key. */
+  mcpReadOnly: ["/api/mcp/readonly", "/api/workspaces/:workspaceName/mcp/readonly"],
   /** The viewer (docs/viewer.md): its page, its session exchange, its read-only data route, and its script and style. */
   viewer: ["/api/workspaces/:workspaceName/view"],
   viewerSession: ["/api/workspaces/:workspaceName/view/session"],
@@ -29,9 +31,10 @@ export function probeRouteOf(path: string): "health" | "ready" | undefined {
   return undefined;
 }
 
-const WORKSPACE_ROUTE = /^\/api\/workspaces\/([^/]*)\/mcp\/?$/;
+const UNBOUND_ROUTE = /^\/api\/mcp(?:\/readonly)?$/;
+const WORKSPACE_ROUTE = /^\/api\/workspaces\/([^/]*)\/mcp(?:\/readonly)?\/?$/;
 
-/** Whether a metadata document describes this resource path: one of the MCP routes. */
+/** Whether a metadata document describes this resource path: one of the MCP routes or their read-only variants. */
 export function isMcpRoute(path: string): boolean {
-  return path === "/api/mcp" || WORKSPACE_ROUTE.test(path);
+  return UNBOUND_ROUTE.test(path) || WORKSPACE_ROUTE.test(path);
 }
