@@ -26,9 +26,12 @@ const ROUTES: { path: string; trigger: string }[] = [
   { path: "/api/ready", trigger: "ready" },
   { path: "/api/mcp", trigger: "mcp" },
   { path: "/api/workspaces/x/mcp", trigger: "workspaceMcp" },
+  { path: "/api/mcp/readonly", trigger: "mcpReadOnly" },
+  { path: "/api/workspaces/x/mcp/readonly", trigger: "workspaceMcpReadOnly" },
   { path: "/.well-known/oauth-protected-resource", trigger: "protectedResourceMetadata" },
   { path: "/.well-known/oauth-protected-resource/api/mcp", trigger: "protectedResourceMetadata" },
   { path: "/.well-known/oauth-protected-resource/api/workspaces/x/mcp", trigger: "protectedResourceMetadata" },
+  { path: "/.well-known/oauth-protected-resource/api/workspaces/x/mcp/readonly", trigger: "protectedResourceMetadata" },
   { path: "/api/workspaces/x/view", trigger: "viewer" },
   { path: "/api/workspaces/x/view/session", trigger: "viewer" },
   { path: "/api/workspaces/x/view/mcp", trigger: "viewer" },
@@ -47,9 +50,12 @@ const EXPECTED: Record<string, [Record<Method, number>, string | null]> = {
   "/api/ready": [READ, "GET, HEAD"],
   "/api/mcp": [MCP, "POST"],
   "/api/workspaces/x/mcp": [MCP, "POST"],
+  "/api/mcp/readonly": [MCP, "POST"],
+  "/api/workspaces/x/mcp/readonly": [MCP, "POST"],
   "/.well-known/oauth-protected-resource": [METADATA, "GET, HEAD"],
   "/.well-known/oauth-protected-resource/api/mcp": [METADATA, "GET, HEAD"],
   "/.well-known/oauth-protected-resource/api/workspaces/x/mcp": [METADATA, "GET, HEAD"],
+  "/.well-known/oauth-protected-resource/api/workspaces/x/mcp/readonly": [METADATA, "GET, HEAD"],
   // The viewer: its page refuses a caller without a credential; its POST routes likewise; its files are public.
   "/api/workspaces/x/view": [{ ...VIEW, GET: 401, HEAD: 401 }, "GET, HEAD"],
   "/api/workspaces/x/view/session": [{ ...VIEW, POST: 401 }, "POST"],
@@ -105,7 +111,7 @@ async function throughLocalServer(method: Method, path: string) {
 
 describe("both doors answer alike", () => {
   test("every trigger registers every method, so the host hands every request to the shared handler", () => {
-    expect(registered.size).toBe(7);
+    expect(registered.size).toBe(9);
     for (const options of registered.values()) expect(options.methods).toEqual(expect.arrayContaining([...METHODS]));
   });
 

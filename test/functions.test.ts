@@ -32,11 +32,13 @@ describe("Azure Functions triggers", () => {
     expect([...registered.keys()].sort()).toEqual([
       "health",
       "mcp",
+      "mcpReadOnly",
       "protectedResourceMetadata",
       "ready",
       "viewer",
       "viewerAssets",
       "workspaceMcp",
+      "workspaceMcpReadOnly",
     ]);
     // host.json's routePrefix is empty (the OAuth metadata lives at the host root), so routes spell out api/.
     expect(registered.get("mcp")).toMatchObject({
@@ -45,6 +47,8 @@ describe("Azure Functions triggers", () => {
       methods: expect.arrayContaining(["POST", "GET", "DELETE"]),
     });
     expect(registered.get("workspaceMcp")!.route).toBe("api/workspaces/{workspaceName}/mcp");
+    expect(registered.get("mcpReadOnly")!.route).toBe("api/mcp/readonly");
+    expect(registered.get("workspaceMcpReadOnly")!.route).toBe("api/workspaces/{workspaceName}/mcp/readonly");
     expect(registered.get("health")!.route).toBe("api/health");
     expect(registered.get("ready")!.route).toBe("api/ready");
     expect(registered.get("protectedResourceMetadata")!.route).toBe(".well-known/oauth-protected-resource/{*resourcePath}");
