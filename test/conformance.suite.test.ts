@@ -76,8 +76,6 @@ const NO_SUBSCRIBE =
 const NO_TASKS =
   "the server implements no tasks extension (every tool lists execution.taskSupport 'forbidden'), and the scenario drives " +
   "the suite's task fixtures (slow_compute, failing_job, confirm_delete, ...)";
-const NO_PARAM_HEADERS =
-  "no tool argument is declared as a custom request header (x-mcp-header, SEP-2243), so there is nothing for the checks to validate";
 const BOTH: Wire[] = ["2025-11-25", "2026-07-28"];
 
 /**
@@ -116,36 +114,6 @@ const EXPECTED: ExpectedFailure[] = [
   { scenario: "resources-unsubscribe", check: "resources-unsubscribe", wires: ["2025-11-25"], reason: NO_SUBSCRIBE },
   // Seen at 2026-07-28 (suite 0.2.0-alpha.12), against the server on SDK v2.
   { scenario: "caching", check: "sep-2549-prompts-list-caching-hints", wires: ["2026-07-28"], reason: NO_PROMPTS },
-  {
-    scenario: "http-custom-header-server-validation",
-    check: "sep-2243-server-decode-base64",
-    wires: ["2026-07-28"],
-    reason: NO_PARAM_HEADERS,
-  },
-  {
-    scenario: "http-custom-header-server-validation",
-    check: "sep-2243-server-no-xmcp-tool",
-    wires: ["2026-07-28"],
-    reason: NO_PARAM_HEADERS,
-  },
-  {
-    scenario: "http-custom-header-server-validation",
-    check: "sep-2243-server-reject-invalid-param-chars",
-    wires: ["2026-07-28"],
-    reason: NO_PARAM_HEADERS,
-  },
-  {
-    scenario: "http-custom-header-server-validation",
-    check: "sep-2243-server-reject-param-mismatch",
-    wires: ["2026-07-28"],
-    reason: NO_PARAM_HEADERS,
-  },
-  {
-    scenario: "http-custom-header-server-validation",
-    check: "sep-2243-server-validate-param-match",
-    wires: ["2026-07-28"],
-    reason: NO_PARAM_HEADERS,
-  },
   { scenario: "input-required-result-basic-elicitation", check: "sep-2322-elicitation-incomplete", wires: ["2026-07-28"], reason: FIXTURE },
   { scenario: "input-required-result-basic-list-roots", check: "sep-2322-list-roots-incomplete", wires: ["2026-07-28"], reason: FIXTURE },
   { scenario: "input-required-result-basic-sampling", check: "sep-2322-sampling-incomplete", wires: ["2026-07-28"], reason: FIXTURE },

@@ -1,7 +1,6 @@
 import {
   createMcpHandler,
   DEFAULT_MAX_REQUEST_BODY_SIZE,
-  isJSONRPCNotification,
   isJSONRPCRequest,
   isLegacyRequest,
   type McpHttpHandler,
@@ -13,6 +12,7 @@ import { createMcpServer, type McpContext } from "../mcp/server.js";
 import { limitBatch } from "./batchLimits.js";
 import { recordRequestIds, withDeadline } from "./deadline.js";
 import { inErrorShape } from "./responses.js";
+import { headersDisagree } from "./routingHeaders.js";
 
 /** What every MCP exchange of this server shares, whoever the caller: the handler's dependencies carry it. */
 export interface ExchangeDeps {
@@ -81,7 +81,7 @@ async function jsonBodyOf(request: Request): Promise<ParsedBody> {
 
 /** 2025-era: the web-standard streamable HTTP transport in JSON mode, with the batch limits; routing headers checked first. */
 async function answerLegacy(request: Request, body: ParsedBody, context: McpContext, exchange: Exchange): Promise<Response> {
-  const disagreement = routingHeadersDisagree(request, body);
+  const disagreement = headersDisagree(request, body?.parsed, "legacy");
   if (disagreement) return disagreement;
   const server = createMcpServer(context);
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
@@ -90,67 +90,6 @@ async function answerLegacy(request: Request, body: ParsedBody, context: McpCont
   exchange.started = limitBatch(transport).started;
   recordRequestIds(transport, exchange.requestIds);
   return transport.handleRequest(request, body ? { parsedBody: body.parsed } : undefined);
-}
-
-/** The JSON-RPC error code of a routing header that disagrees with the body (the 2026-07-28 revision's HeaderMismatch). */
-const HEADER_MISMATCH = -32020;
-
-/** Which body field `Mcp-Name` mirrors, by method (the revision's table; the tasks methods are not served here). */
-const MCP_NAME_SOURCE: Record<string, "name" | "uri"> = { "tools/call": "name", "resources/read": "uri", "prompts/get": "name" };
-
-/**
- * The routing headers (`Mcp-Method`, `Mcp-Name`) on a 2025-era request, checked as the SDK checks them on 2026-07-28
- * requests, so that a gateway that routes or rate-limits on them (docs/gateway.md) cannot be told one thing while the
- * server runs another. Absent headers are fine (2025 clients send none); a batch is not checked, since one header cannot
- * name several methods. A disagreement is HTTP 400 with JSON-RPC error -32020 naming the header and the body's value,
- * before any server is built.
- */
-function routingHeadersDisagree(request: Request, body: ParsedBody): Response | undefined {
-  const message = body?.parsed;
-  if (!isJSONRPCRequest(message) && !isJSONRPCNotification(message)) return undefined;
-  const id = isJSONRPCRequest(message) ? message.id : null;
-  const method = request.headers.get("mcp-method");
-  if (method !== null && method !== message.method) {
-    return headerMismatch(id, method, `the body names method ${message.method} but the Mcp-Method header names ${method}`);
-  }
-  const name = request.headers.get("mcp-name");
-  const field = Object.hasOwn(MCP_NAME_SOURCE, message.method) ? MCP_NAME_SOURCE[message.method] : undefined;
-  if (name === null || field === undefined) return undefined;
-  const value = (message.params as Record<string, unknown> | undefined)?.[field];
-  const decoded = decodeHeaderValue(name);
-  if (decoded === undefined) return headerMismatch(id, name, "the Mcp-Name header carries an invalid Base64 sentinel value");
-  if (typeof value === "string" && decoded !== value) {
-    return headerMismatch(id, name, `the body carries params.${field}="${value}" but the Mcp-Name header names "${decoded}"`);
-  }
-  return undefined;
-}
-
-/**
- * A header value as the revision encodes it: plain, or `=?base64?…?=` for a value a header cannot carry as it is (non-ASCII
- * text). Undefined when the Base64 is not canonical.
- */
-function decodeHeaderValue(value: string): string | undefined {
-  const sentinel = /^=\?base64\?(.*)\?=$/.exec(value);
-  if (!sentinel) return value;
-  const encoded = sentinel[1] ?? "";
-  const bytes = Buffer.from(encoded, "base64");
-  if (bytes.toString("base64") !== encoded) return undefined;
-  const text = new TextDecoder("utf-8", { fatal: true });
-  try {
-    return text.decode(bytes);
-  } catch {
-    return undefined;
-  }
-}
-
-/** The SDK's own words and shape for the same refusal on a 2026-07-28 request, so both eras read alike. */
-function headerMismatch(id: RequestId | null, sent: string, disagreement: string): Response {
-  const error = {
-    code: HEADER_MISMATCH,
-    message: `Bad Request: the request headers and body disagree: ${disagreement}`,
-    data: { mismatch: { header: sent, body: disagreement } },
-  };
-  return new Response(JSON.stringify({ jsonrpc: "2.0", id, error }), { status: 400, headers: { "content-type": "application/json" } });
 }
 
 /**
@@ -179,6 +118,8 @@ function modernEntry(deps: ExchangeDeps): McpHttpHandler {
 }
 
 async function answerModern(request: Request, body: ParsedBody, context: McpContext, deps: ExchangeDeps, exchange: Exchange) {
+  const disagreement = headersDisagree(request, body?.parsed, "modern");
+  if (disagreement) return disagreement;
   if (isJSONRPCRequest(body?.parsed)) exchange.requestIds.push(body.parsed.id);
   callers.set(request, context);
   return modernEntry(deps).fetch(request, body ? { parsedBody: body.parsed } : undefined);

@@ -44,7 +44,16 @@ export const metadataInput = z.unknown().meta({
   anyOf: [{ type: "object", propertyNames: { type: "string" }, additionalProperties: {} }, { type: "string" }],
 });
 export const metadataOutput = z.record(z.string(), z.unknown());
-export const workspaceName = z.string().describe("Workspace (memory partition) name: 1-63 letters, digits, '.', '_' or '-'.");
+/**
+ * The workspace argument is mirrored into the `Mcp-Param-Workspace` header by 2026-07-28 clients (the revision's
+ * `x-mcp-header`), so a gateway can route or rate-limit on it without reading the body (docs/gateway.md); the server
+ * refuses a header that disagrees with the argument (src/http/routingHeaders.ts).
+ */
+export const WORKSPACE_PARAM_HEADER = "Workspace";
+export const workspaceName = z
+  .string()
+  .describe("Workspace (memory partition) name: 1-63 letters, digits, '.', '_' or '-'.")
+  .meta({ "x-mcp-header": WORKSPACE_PARAM_HEADER });
 
 /** The structured content of every error result (docs/architecture.md#errors). */
 export const errorOutput = z.object({
