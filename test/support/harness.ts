@@ -89,7 +89,7 @@ export const MODERN_PROTOCOL_VERSION = "2026-07-28";
  * What tests use of an MCP client, in the 2025-era SDK's types: a client of either era provides it, so a test written
  * against it runs unchanged on both.
  */
-export type McpClientApi = Pick<
+type McpClientApi = Pick<
   Client,
   "listTools" | "callTool" | "readResource" | "listResources" | "listResourceTemplates" | "getServerVersion"
 >;
