@@ -1,7 +1,7 @@
 import { describe, expect, test } from "@jest/globals";
 import { InMemoryResponseCacheStore, SERVER_INFO_META_KEY } from "@modelcontextprotocol/client";
 
-import { CACHE_HINTS, LISTING_TTL_MS } from "../src/mcp/cacheHints.js";
+import { CACHE_HINTS } from "../src/mcp/cacheHints.js";
 import { connectClient, type Era, type McpTestClient, ok, type TestServer, uniqueWorkspace, withTestServer } from "./support/harness.js";
 
 /**
@@ -74,6 +74,7 @@ function answersTo(seen: Seen[], method: string): Record<string, unknown>[] {
   return answers.map((answer) => answer.result!);
 }
 
+const HOUR_MS = 60 * 60 * 1000;
 const hintsOf = (result: Record<string, unknown>) => ({ ttlMs: result.ttlMs, cacheScope: result.cacheScope });
 const NO_HINTS = { ttlMs: undefined, cacheScope: undefined };
 
@@ -91,7 +92,7 @@ describe("cache hints", () => {
       ]);
       // Whatever cacheHints.ts comes to say, a read stays valid only at the moment it was made (the write test's premise).
       expect(CACHE_HINTS["resources/read"]).toEqual({ ttlMs: 0, cacheScope: "private" });
-      expect(CACHE_HINTS["tools/list"]).toEqual({ ttlMs: LISTING_TTL_MS, cacheScope: "private" });
+      expect(CACHE_HINTS["tools/list"]).toEqual({ ttlMs: HOUR_MS, cacheScope: "private" });
       for (const [method, hints] of Object.entries(CACHE_HINTS)) {
         const answers = answersTo(connection.seen, method);
         expect({ method, answers: answers.length > 0 }).toEqual({ method, answers: true });
