@@ -33,8 +33,9 @@ interface Step {
 const person = (name: string, observations: string[]) => ({ name, entityType: "person", observations });
 
 /**
- * Calls every tool once (upsert_entity twice), each expected to succeed. The destructive ones pass today's explicit
- * arguments (delete_workspace's `confirm`) and delete little; a tool that comes to need a confirmation is adjusted here.
+ * Calls every tool at least once; each succeeds except the mistakes. The destructive ones pass their explicit confirmations
+ * (delete_workspace's `confirm`, merge_entities' `confirm: true`) and delete little; a tool that comes to need a
+ * confirmation is adjusted here.
  */
 const SCRIPT: Step[] = [
   { tool: "upsert_entity", args: { ...person("Alice", ["writes TypeScript", "likes tea"]), metadata: { team: "core" } } },
@@ -100,7 +101,8 @@ const SCRIPT: Step[] = [
   { tool: "delete_entities", args: { entityNames: ["Eve"] } },
   { tool: "restore_entity", args: { entityName: "Eve" } },
   { tool: "get_entity_history", args: { entityName: "Eve" } },
-  { tool: "merge_entities", args: { target: "Alice", sources: ["Dave"] } },
+  // confirm: true is what a client that cannot ask its user will pass once merges ask for confirmation (ignored until then).
+  { tool: "merge_entities", args: { target: "Alice", sources: ["Dave"], confirm: true } },
   { tool: "upsert_entity", args: person("Alice", ["merged Dave"]) },
   { tool: "get_changes", args: { order: "oldest" } },
   { tool: "list_workspaces" },
@@ -268,12 +270,10 @@ describe("both protocol eras, every tool, both routes, both doors", () => {
   test("every call of the script succeeds in every run, except the mistakes, which fail", () => {
     const expected = SCRIPT.map((step) => ({ tool: step.tool, error: step.fails }));
     for (const run of RUNS) {
-      const outcomes = transcripts
-        .get(label(run))!
-        .answers.map(({ tool, isError, text }) => ({
-          tool,
-          error: isError ? (JSON.parse(String(text)) as { error: string }).error : undefined,
-        }));
+      const outcomes = transcripts.get(label(run))!.answers.map(({ tool, isError, text }) => ({
+        tool,
+        error: isError ? (JSON.parse(String(text)) as { error: string }).error : undefined,
+      }));
       expect({ run: label(run), outcomes }).toEqual({ run: label(run), outcomes: expected });
     }
   });
