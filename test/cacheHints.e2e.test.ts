@@ -43,7 +43,6 @@ withTestServer((started) => void (server = started));
 interface Connection {
   mcp: McpTestClient;
   seen: Seen[];
-  ws: string;
 }
 
 /** A client of `era` on a bound route (where the graph resource is listed), recording what crosses the wire. */
@@ -56,7 +55,7 @@ async function connectRecording(era: Era, cache?: InMemoryResponseCacheStore): P
     ...(cache ? { responseCacheStore: cache } : {}),
   });
   ok(await mcp.call("upsert_entity", { name: "Alice", entityType: "person", observations: ["likes tea"] }));
-  return { mcp, seen, ws };
+  return { mcp, seen };
 }
 
 /** Lists, reads and calls once each (a listing the client already holds fresh is not asked for again). */
