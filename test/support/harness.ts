@@ -1,6 +1,11 @@
 import { randomBytes } from "node:crypto";
 
 import { afterAll, beforeAll } from "@jest/globals";
+import {
+  Client as ModernClient,
+  type ResponseCacheStore,
+  StreamableHTTPClientTransport as ModernTransport,
+} from "@modelcontextprotocol/client";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
@@ -74,21 +79,45 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   return { ...server, app, requests: () => storage.counter.total, logs };
 }
 
+/** A protocol era: "2025" is a client of the 2025 revisions (initialize, then requests); "2026" one pinned to 2026-07-28. */
+export type Era = "2025" | "2026";
+
+/** The revision a "2026" client pins (docs/architecture.md#protocol-eras). */
+export const MODERN_PROTOCOL_VERSION = "2026-07-28";
+
+/**
+ * What tests use of an MCP client, in the 2025-era SDK's types: a client of either era provides it, so a test written
+ * against it runs unchanged on both.
+ */
+type McpClientApi = Pick<
+  Client,
+  "listTools" | "callTool" | "readResource" | "listResources" | "listResourceTemplates" | "getServerVersion"
+>;
+
 export interface McpTestClient {
-  client: Client;
+  client: McpClientApi;
   call(name: string, args?: Record<string, unknown>): Promise<CallToolResult>;
   close(): Promise<void>;
+  /** The era it speaks; "2025" unless it was connected with another. */
+  era?: Era;
+  /** A "2026" client's own SDK client: its discover result, its response cache. */
+  modern?: ModernClient;
 }
 
 export interface ConnectOptions {
   /** Sent with every request, as a client configured with a credential does. */
   headers?: Record<string, string>;
-  /** The fetch the transport uses (to observe raw responses). */
+  /** The fetch the transport uses (to observe raw responses, or to reach a door that has no socket). */
   fetch?: typeof fetch;
+  /** The protocol era the client speaks: "2025" (the default, the v1 SDK's client) or "2026" (the v2 SDK's, pinned). */
+  era?: Era;
+  /** A "2026" client's response cache (the SDK gives each client its own in-memory one when absent). */
+  responseCacheStore?: ResponseCacheStore;
 }
 
 /** A real MCP SDK client over streamable HTTP. `path` defaults to the unbound /api/mcp route. */
 export async function connectClient(baseUrl: string, path = "/api/mcp", options: ConnectOptions = {}): Promise<McpTestClient> {
+  if (options.era === "2026") return connectModernClient(new URL(path, baseUrl), options);
   const client = new Client({ name: "central-memory-tests", version: "1.0.0" });
   const transport = new StreamableHTTPClientTransport(new URL(path, baseUrl), {
     requestInit: { headers: options.headers ?? {} },
@@ -101,6 +130,44 @@ export async function connectClient(baseUrl: string, path = "/api/mcp", options:
     client,
     call: async (name, args = {}) => (await client.callTool({ name, arguments: args })) as CallToolResult,
     close: () => client.close(),
+    era: "2025",
+  };
+}
+
+/** The v2 SDK's client pinned to 2026-07-28: it sends server/discover, then each request with its `_meta` envelope. */
+async function connectModernClient(url: URL, options: ConnectOptions): Promise<McpTestClient> {
+  const client = new ModernClient(
+    { name: "central-memory-tests", version: "1.0.0" },
+    {
+      versionNegotiation: { mode: { pin: MODERN_PROTOCOL_VERSION } },
+      ...(options.responseCacheStore ? { responseCacheStore: options.responseCacheStore } : {}),
+    },
+  );
+  const transport = new ModernTransport(url, {
+    requestInit: { headers: options.headers ?? {} },
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+  });
+  await client.connect(transport);
+  // As for the 2025 client: the listing is what callTool validates structuredContent against.
+  await client.listTools();
+  // The two SDKs type the same wire shapes differently (v2's structuredContent is `unknown`, its callTool takes no result
+  // schema); the casts only restate v2's answers in the v1 types the tests are written against.
+  type Api = McpClientApi;
+  const api: Api = {
+    listTools: (params, requestOptions) => client.listTools(params, requestOptions) as unknown as ReturnType<Api["listTools"]>,
+    callTool: (params, _resultSchema, requestOptions) => client.callTool(params, requestOptions) as unknown as ReturnType<Api["callTool"]>,
+    readResource: (params, requestOptions) => client.readResource(params, requestOptions) as unknown as ReturnType<Api["readResource"]>,
+    listResources: (params, requestOptions) => client.listResources(params, requestOptions) as unknown as ReturnType<Api["listResources"]>,
+    listResourceTemplates: (params, requestOptions) =>
+      client.listResourceTemplates(params, requestOptions) as unknown as ReturnType<Api["listResourceTemplates"]>,
+    getServerVersion: () => client.getServerVersion() as ReturnType<Api["getServerVersion"]>,
+  };
+  return {
+    client: api,
+    call: async (name, args = {}) => (await client.callTool({ name, arguments: args })) as unknown as CallToolResult,
+    close: () => client.close(),
+    era: "2026",
+    modern: client,
   };
 }
 
