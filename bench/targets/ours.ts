@@ -90,6 +90,7 @@ export async function startOurs(connectionString: string): Promise<Target> {
           workspaceName: CURATE_WORKSPACE,
           target: curateName(index, 0),
           sources: [curateName(index, 1)],
+          confirm: true,
         })),
     },
     notes: () =>
