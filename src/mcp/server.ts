@@ -108,7 +108,13 @@ export function createMcpServer(context: McpContext): Server {
       const actor = { principal: principal.id, tool: tool.name };
       const notes: string[] = [];
       const note = (text: string) => void notes.push(text);
-      const confirm = confirmer({ tool: tool.name, workspace, principal: principal.id, ctx, confirmations: context.services.confirmations });
+      const confirm = confirmer({
+        tool: tool.name,
+        workspace,
+        principal: principal.id,
+        ctx,
+        confirmations: context.services.confirmations,
+      });
       const structured = await tool.handler(args, { services: context.services, workspace, principal, actor, toolsets, note, confirm });
       return {
         structuredContent: structured,
