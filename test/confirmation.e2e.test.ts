@@ -68,10 +68,12 @@ type Tool = "delete_workspace" | "merge_entities" | "delete_entities";
 
 interface Case {
   tool: Tool;
-  /** The destructive call's arguments (without workspaceName and confirm). */
-  args: Record<string, unknown>;
+  /** The destructive call's arguments in workspace `ws` (without workspaceName, and without confirm unless it is required). */
+  args(ws: string): Record<string, unknown>;
   /** What a client that cannot ask its user passes to confirm, in workspace `ws`. */
   explicit(ws: string): Record<string, unknown>;
+  /** A call such a client makes without confirming (in `ws`), and what the refusal says to do. */
+  unconfirmed(ws: string): { args: Record<string, unknown>; says: string };
   /** The same tool with arguments that would destroy something else (delete_workspace has none). */
   other?: Record<string, unknown>;
   /** The entities left once the call ran. */
@@ -79,18 +81,27 @@ interface Case {
 }
 
 const CASES: Case[] = [
-  { tool: "delete_workspace", args: {}, explicit: (ws) => ({ confirm: ws }), after: [] },
+  {
+    // Its confirm (the name again) is required of every client; a client that can ask its user asks too.
+    tool: "delete_workspace",
+    args: (ws) => ({ confirm: ws }),
+    explicit: (ws) => ({ confirm: ws }),
+    unconfirmed: (ws) => ({ args: { confirm: `${ws}x` }, says: `confirm must repeat the workspace name exactly ('${ws}')` }),
+    after: [],
+  },
   {
     tool: "merge_entities",
-    args: { target: "E01", sources: ["E02"] },
+    args: () => ({ target: "E01", sources: ["E02"] }),
     explicit: () => ({ confirm: true }),
+    unconfirmed: () => ({ args: { target: "E01", sources: ["E02"] }, says: "cannot ask its user: pass confirm: true" }),
     other: { target: "E01", sources: ["E03"] },
     after: NAMES.filter((name) => name !== "E02"),
   },
   {
     tool: "delete_entities",
-    args: { entityNames: NAMES },
+    args: () => ({ entityNames: NAMES }),
     explicit: () => ({ confirm: true }),
+    unconfirmed: () => ({ args: { entityNames: NAMES }, says: "cannot ask its user: pass confirm: true" }),
     other: { entityNames: NAMES.slice(0, LIMITS.deleteEntitiesUnconfirmed + 1) },
     after: [],
   },
@@ -204,7 +215,7 @@ async function declinedRetry(kase: Case): Promise<{ ws: string; retry: SentCall 
   await seed(ws);
   const client = await modernClient(one, { answer: DECLINE });
   try {
-    failed(await client.call(kase.tool, { workspaceName: ws, ...kase.args }));
+    failed(await client.call(kase.tool, { workspaceName: ws, ...kase.args(ws) }));
     return { ws, retry: retryOf(client) };
   } finally {
     await client.close();
@@ -229,7 +240,7 @@ describe.each(CASES)("$tool on a 2026-07-28 client with elicitation", (kase) => 
     await seed(ws);
     const client = await modernClient(one, { answer: ACCEPT });
     try {
-      ok(await client.call(kase.tool, { workspaceName: ws, ...kase.args }));
+      ok(await client.call(kase.tool, { workspaceName: ws, ...kase.args(ws) }));
       expect(client.asked).toEqual([expect.stringContaining(`'${ws}'`)]);
       expect(await entityNames(ws)).toEqual(kase.after);
       // The user's yes is stored as used, outside the workspace.
@@ -248,7 +259,7 @@ describe.each(CASES)("$tool on a 2026-07-28 client with elicitation", (kase) => 
     const before = await rowsOf(ws);
     const client = await modernClient(one, { answer: DECLINE });
     try {
-      const error = failed(await client.call(kase.tool, { workspaceName: ws, ...kase.args, ...kase.explicit(ws) }));
+      const error = failed(await client.call(kase.tool, { workspaceName: ws, ...kase.args(ws), ...kase.explicit(ws) }));
       expect(error).toEqual(
         expect.objectContaining({ error: "ValidationError", message: expect.stringMatching(/user declined\. Nothing was changed/) }),
       );
@@ -286,7 +297,7 @@ describe.each(CASES)("$tool on a 2026-07-28 client with elicitation", (kase) => 
     await seed(ws);
     const client = await modernClient(one, { answer: ACCEPT });
     try {
-      ok(await client.call(kase.tool, { workspaceName: ws, ...kase.args }));
+      ok(await client.call(kase.tool, { workspaceName: ws, ...kase.args(ws) }));
       await seed(ws); // what the replay would destroy
       const before = await rowsOf(ws);
       const error = failed(await resend(retryOf(client)));
@@ -302,7 +313,7 @@ describe.each(CASES)("$tool on a 2026-07-28 client with elicitation", (kase) => 
     const other = freshWorkspace();
     await seed(other);
     const [before, otherBefore] = [await rowsOf(ws), await rowsOf(other)];
-    const moved = changed(retry, { inputResponses: ACCEPTED, arguments: { ...retry.body.params.arguments, workspaceName: other } });
+    const moved = changed(retry, { inputResponses: ACCEPTED, arguments: { workspaceName: other, ...kase.args(other) } });
     expect(failed(await resend(moved)).message).toMatch(/given for another call/);
     await expectUnchanged(ws, before);
     await expectUnchanged(other, otherBefore);
@@ -314,7 +325,7 @@ describe.each(CASES)("$tool on a 2026-07-28 client with elicitation", (kase) => 
     const accepted = changed(retry, { inputResponses: ACCEPTED });
     const otherTool = CASES.find((other) => other.tool !== kase.tool)!;
     const attempts = [
-      changed(accepted, { name: otherTool.tool, arguments: { workspaceName: ws, ...otherTool.args } }),
+      changed(accepted, { name: otherTool.tool, arguments: { workspaceName: ws, ...otherTool.args(ws) } }),
       ...(kase.other ? [changed(accepted, { arguments: { workspaceName: ws, ...kase.other } })] : []),
       changed(accepted, {}, { authorization: `Bearer ${KEYS.bob}` }),
     ];
@@ -336,6 +347,22 @@ describe("asking only where something is destroyed", () => {
       ok(await client.call("delete_entities", { workspaceName: ws, entityNames: NAMES.slice(0, LIMITS.deleteEntitiesUnconfirmed) }));
       expect(client.asked).toEqual([]);
       expect(await entityNames(ws)).toEqual(NAMES.slice(LIMITS.deleteEntitiesUnconfirmed));
+    } finally {
+      await client.close();
+    }
+  });
+
+  test("delete_workspace with a wrong name is refused before the user is asked", async () => {
+    const ws = freshWorkspace();
+    await seed(ws);
+    const before = await rowsOf(ws);
+    const client = await modernClient(one, { answer: ACCEPT });
+    try {
+      expect(failed(await client.call("delete_workspace", { workspaceName: ws, confirm: `${ws}x` })).message).toMatch(
+        /confirm must repeat the workspace name exactly/,
+      );
+      expect(client.asked).toEqual([]);
+      await expectUnchanged(ws, before);
     } finally {
       await client.close();
     }
@@ -392,19 +419,19 @@ describe.each(CASES)("$tool on clients that cannot ask their user", (kase) => {
     ["a 2026-07-28 client without elicitation", async () => modernClient(one)],
   ];
 
-  test.each(clients)("%s: without confirm it is refused and says what to pass; with it, it runs", async (_label, connect) => {
+  test.each(clients)("%s: unconfirmed it is refused and says what to pass; confirmed, it runs", async (_label, connect) => {
     const ws = freshWorkspace();
     await seed(ws);
     const before = await rowsOf(ws);
     const asked: string[] = [];
     const client = await connect(asked);
     try {
-      const error = failed(await client.call(kase.tool, { workspaceName: ws, ...kase.args }));
-      const confirm = JSON.stringify(kase.explicit(ws).confirm);
-      expect(error.message).toContain(`cannot ask its user: pass confirm: ${confirm.replaceAll('"', "'")}`);
-      expect(error.message).toMatch(/Nothing was changed\.$/);
+      const unconfirmed = kase.unconfirmed(ws);
+      const error = failed(await client.call(kase.tool, { workspaceName: ws, ...unconfirmed.args }));
+      expect(error.message).toContain(unconfirmed.says);
+      expect(error.message).toMatch(/Nothing was (changed|deleted)\.$/);
       await expectUnchanged(ws, before);
-      ok(await client.call(kase.tool, { workspaceName: ws, ...kase.args, ...kase.explicit(ws) }));
+      ok(await client.call(kase.tool, { workspaceName: ws, ...kase.args(ws), ...kase.explicit(ws) }));
       expect(asked).toEqual([]);
       expect(await entityNames(ws)).toEqual(kase.after);
     } finally {
