@@ -23,7 +23,7 @@ import type { Services } from "../domain/services/services.js";
  * - any other client (every 2025-era client: a stateless server never sees its initialize, and could not receive its
  *   answer to a server request anyway): the tool's explicit confirmation argument.
  */
-export interface ConfirmationRequest {
+interface ConfirmationRequest {
   /** What the user is asked, naming what would be destroyed. */
   question: string;
   /**
@@ -38,7 +38,7 @@ export interface ConfirmationRequest {
 }
 
 /** Who confirmed: the client's user, or the agent through the tool's argument. */
-export type Confirmed = "user" | "explicit";
+type Confirmed = "user" | "explicit";
 
 export type Confirm = (request: ConfirmationRequest) => Promise<Confirmed>;
 
