@@ -8,8 +8,10 @@ import { type CallToolResult, ElicitRequestSchema } from "@modelcontextprotocol/
 
 import { LIMITS } from "../src/domain/model/limits.js";
 import { hashApiKey } from "../src/http/auth/apiKeyVerifier.js";
-import { CONFIRMATION_PARTITION } from "../src/storage/rows/keys.js";
-import { failed, type McpTestClient, ok, type TestServer, withTestServers } from "./support/harness.js";
+import { CONFIRMATION_PARTITION, confirmationKey } from "../src/storage/rows/keys.js";
+import { connectStorage } from "../src/storage/table/client.js";
+import { TableConfirmationStore } from "../src/storage/writes/confirmations.js";
+import { failed, type McpTestClient, ok, TEST_TABLE, testConnectionString, type TestServer, withTestServers } from "./support/harness.js";
 import { partitionRows, rawTable } from "./support/rawRows.js";
 
 /**
@@ -366,6 +368,61 @@ describe("asking only where something is destroyed", () => {
     } finally {
       await client.close();
     }
+  });
+});
+
+describe("what it costs", () => {
+  test("asking costs no storage request; a confirmed call one more than an explicitly confirmed one (the nonce's insert)", async () => {
+    await declinedRetry(CASES[2]!); // the shared key is read once per process: read by now
+    const [asked, told] = [freshWorkspace(), freshWorkspace()];
+    await seed(asked);
+    await seed(told);
+    const modern = await modernClient(one, { answer: ACCEPT });
+    const plain = await modernClient(one);
+    try {
+      const start = one.logs.length;
+      ok(await plain.call("delete_entities", { workspaceName: told, entityNames: NAMES, confirm: true }));
+      ok(await modern.call("delete_entities", { workspaceName: asked, entityNames: NAMES }));
+      const [explicit, asking, confirmed] = one.logs.slice(start).map((log) => log.storageRequests);
+      expect([asking, confirmed]).toEqual([0, explicit! + 1]);
+    } finally {
+      await Promise.all([modern.close(), plain.close()]);
+    }
+  });
+});
+
+describe("used confirmations", () => {
+  test("an instance clears expired records once an hour, on a confirmed call, and keeps the others", async () => {
+    let now = Date.now();
+    const storage = connectStorage(
+      { kind: "connectionString", connectionString: testConnectionString(), tableName: TEST_TABLE, source: "test" },
+      { clock: () => now },
+    );
+    const store = new TableConfirmationStore(storage.gateway);
+    const record = (expiresAtMs: number) => ({
+      nonce: randomBytes(16).toString("hex"),
+      expiresAtMs,
+      tool: "delete_entities",
+      workspace: freshWorkspace(),
+      principal: "key:alice",
+    });
+    // Keys from long ago, so that no other test's record is among the expired ones this prune may take.
+    const [old, kept] = [record(1_000 + Math.floor(Math.random() * 1_000)), record(now + 2 * 60 * 60_000)];
+    expect(await store.consume(old)).toBe(true);
+    expect(await store.consume(kept)).toBe(true);
+    expect(await store.consume(old)).toBe(false);
+    const stored = async (used: { nonce: string; expiresAtMs: number }) =>
+      (
+        await partitionRows(table, CONFIRMATION_PARTITION, {
+          range: { from: confirmationKey(used.expiresAtMs, used.nonce), to: `${confirmationKey(used.expiresAtMs, used.nonce)}~` },
+        })
+      ).length;
+    now += 59 * 60_000;
+    expect(await store.consume(record(now + 600_000))).toBe(true);
+    expect([await stored(old), await stored(kept)]).toEqual([1, 1]);
+    now += 2 * 60_000; // an hour since the store was made: this confirmed call prunes
+    expect(await store.consume(record(now + 600_000))).toBe(true);
+    expect([await stored(old), await stored(kept)]).toEqual([0, 1]);
   });
 });
 
