@@ -406,7 +406,7 @@ describe("used confirmations", () => {
       workspace: freshWorkspace(),
       principal: "key:alice",
     });
-    // Keys from long ago, so that no other test's record is among the expired ones this prune may take.
+    // A key from long ago sorts first: it is among the 100 records one prune takes, whatever else expired.
     const [old, kept] = [record(1_000 + Math.floor(Math.random() * 1_000)), record(now + 2 * 60 * 60_000)];
     expect(await store.consume(old)).toBe(true);
     expect(await store.consume(kept)).toBe(true);
