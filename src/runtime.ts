@@ -9,6 +9,7 @@ import { tableCursorKey } from "./storage/cursorKey.js";
 import { TableIndexSource } from "./storage/reads/indexSource.js";
 import { connectStorage, type StorageConnection } from "./storage/table/client.js";
 import { TableGraphStore } from "./storage/tableGraphStore.js";
+import { TableConfirmationStore } from "./storage/writes/confirmations.js";
 
 /**
  * The one composition root: what every entry point (Functions, `npm start`, the CLI, the bench
@@ -22,7 +23,7 @@ export interface Runtime {
   services: Services;
   /** Logs one line per tool call, with the storage requests it made. */
   instrument: ToolInstrument;
-  /** The deployment's shared key (read_graph cursors; the viewer's sessions derive theirs from it). */
+  /** The deployment's shared key (read_graph cursors; the viewer's sessions and the confirmations' request states derive theirs from it). */
   cursorKey: CursorKeyProvider;
 }
 
@@ -71,5 +72,5 @@ export function createServices(
   const store = new TableGraphStore(storage);
   const source = new TableIndexSource(storage);
   const graphIndex = index === "kept" ? new IndexRegistry(source, indexMaxBytes) : new ScanningGraphIndex(source, store.traversal);
-  return composeServices({ store, index: graphIndex, cursorKey });
+  return composeServices({ store, index: graphIndex, cursorKey, confirmations: new TableConfirmationStore(storage.gateway) });
 }

@@ -308,7 +308,7 @@ describe("restore_entity on a merged-away entity", () => {
     await pause();
     const beforeMerge = new Date().toISOString();
     await pause();
-    ok(await call(ws, "merge_entities", { target: "Target", sources: ["Source"] }));
+    ok(await call(ws, "merge_entities", { target: "Target", sources: ["Source"], confirm: true }));
     const merged = await rawRows(ws);
 
     const error = failed(await call(ws, "restore_entity", { entityName: "Source" }));

@@ -153,8 +153,8 @@ describe("crossed merges: A into B on one instance while B into A on another", (
       ok(await call(one, ws, "tag_observation", { entityName: "A", observationContent: "a fact 3", tagNames: ["a-obs-tag"] }));
 
       const [intoB, intoA] = await Promise.all([
-        call(one, ws, "merge_entities", { target: "B", sources: ["A"] }),
-        pause(round % 5).then(() => call(two, ws, "merge_entities", { target: "A", sources: ["B"] })),
+        call(one, ws, "merge_entities", { target: "B", sources: ["A"], confirm: true }),
+        pause(round % 5).then(() => call(two, ws, "merge_entities", { target: "A", sources: ["B"], confirm: true })),
       ]);
       const answers = [outcome(intoB), outcome(intoA)];
 
@@ -232,7 +232,7 @@ describe("merge_entities racing add_observations on its source (two instances)",
           acknowledged.push(...fresh);
         }
       };
-      const [merged] = await Promise.all([call(one, ws, "merge_entities", { target: "T", sources: ["S"] }), adding()]);
+      const [merged] = await Promise.all([call(one, ws, "merge_entities", { target: "T", sources: ["S"], confirm: true }), adding()]);
       const answer = outcome(merged);
       answers.push(answer);
       const state = inspect(await rawRows(ws));
@@ -263,7 +263,7 @@ describe("merge_entities racing delete_entities of its target (two instances)", 
       // Over the rounds the delete starts from a little before the merge to well into it.
       const offset = (round % 10) * 4 - 8;
       const [merged, deleted] = await Promise.all([
-        pause(Math.max(0, -offset)).then(() => call(one, ws, "merge_entities", { target: "T", sources: ["S"] })),
+        pause(Math.max(0, -offset)).then(() => call(one, ws, "merge_entities", { target: "T", sources: ["S"], confirm: true })),
         pause(Math.max(0, offset)).then(() => call(two, ws, "delete_entities", { entityNames: ["T"] })),
       ]);
       const answer = outcome(merged);
@@ -314,8 +314,8 @@ describe("merges sharing entities (two instances)", () => {
               { target: "T1", sources: ["S2", "S3"] },
             ];
       const results = await Promise.all([
-        call(one, ws, "merge_entities", first),
-        pause(round % 5).then(() => call(two, ws, "merge_entities", second)),
+        call(one, ws, "merge_entities", { ...first, confirm: true }),
+        pause(round % 5).then(() => call(two, ws, "merge_entities", { ...second, confirm: true })),
       ]);
       answers.push(results.map(outcome).join("/"));
       const state = inspect(await rawRows(ws));
@@ -353,7 +353,7 @@ describe("merge_entities racing tag_observation on its source's observations (tw
           }),
         );
       };
-      const [merged] = await Promise.all([call(one, ws, "merge_entities", { target: "T", sources: ["S"] }), tagging()]);
+      const [merged] = await Promise.all([call(one, ws, "merge_entities", { target: "T", sources: ["S"], confirm: true }), tagging()]);
       outcome(merged);
       acknowledgedTotal += acknowledged.length;
       const state = inspect(await rawRows(ws));

@@ -57,7 +57,7 @@ async function seed(ws: string): Promise<void> {
   await call("tag_observation", { entityName: "alice_smith", observationContent: "lives in Oslo", tagNames: ["source:slack"] });
 }
 
-const MERGE = { target: "Alice Smith", sources: ["alice_smith", "A. Smith"] };
+const MERGE = { target: "Alice Smith", sources: ["alice_smith", "A. Smith"], confirm: true };
 const sourceIds = (ws: string) => MERGE.sources.map((name) => entityId(ws, name));
 
 /** The rows with ids and times replaced by what they name, so two workspaces' states compare. */
@@ -208,7 +208,7 @@ describe("merge_entities", () => {
     await call("create_entities", { entities: [{ name: "S2", entityType: "t", observations: ["omega", "t first", "kappa"] }] });
     await call("add_observations", { observations: [{ entityName: "S1", contents: ["later", "earlier"] }] });
     await call("read_graph", {}); // the index is built before the merge, so the merge reaches it through the feed
-    ok(await mcp.call("merge_entities", { workspaceName: ws, target: "T", sources: ["S1", "S2"] }));
+    ok(await mcp.call("merge_entities", { workspaceName: ws, target: "T", sources: ["S1", "S2"], confirm: true }));
     const expected = ["t second", "t first", "zeta", "alpha", "mid", "beta", "later", "earlier", "omega", "kappa"];
     const opened = await call("open_nodes", { names: ["T"] });
     const graph = await call("read_graph", {});
@@ -231,7 +231,7 @@ describe("merge_entities", () => {
       [{ target: "Alice Smith", sources: [] }, "ValidationError", /sources is empty/],
     ];
     for (const [args, kind, message] of cases) {
-      const error = failed(await mcp.call("merge_entities", { workspaceName: ws, ...args }));
+      const error = failed(await mcp.call("merge_entities", { workspaceName: ws, ...args, confirm: true }));
       expect([error.error, error.message]).toEqual([kind, expect.stringMatching(message)]);
     }
     expect(await rawRows(ws)).toEqual(before);

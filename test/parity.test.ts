@@ -39,7 +39,12 @@ const PARITY_TOOLS = [
   "open_nodes",
 ];
 /** Our additions to the official input schemas. */
-const EXTRA_INPUTS: Record<string, string[]> = { search_nodes: ["limit", "maxChars", "cursor"], open_nodes: ["asOf", "maxChars"] };
+const EXTRA_INPUTS: Record<string, string[]> = {
+  search_nodes: ["limit", "maxChars", "cursor"],
+  open_nodes: ["asOf", "maxChars"],
+  // Optional: needed only past LIMITS.deleteEntitiesUnconfirmed entities by a client that cannot ask its user (docs/confirmation.md).
+  delete_entities: ["confirm"],
+};
 /** With the tags group, our only additions to the official output schemas: optional tag fields on each entity. */
 const TAG_OUTPUTS: Record<string, string[]> = { search_nodes: ["tags", "observationTags"], open_nodes: ["tags", "observationTags"] };
 

@@ -102,8 +102,9 @@ const SURROGATE_CALLS: [string, Record<string, unknown>, RegExp][] = [
     /operations\[1\]\.args\.observations\[0\]\.contents\[0\]/,
   ],
   ["detect_duplicate_entities", { entityType: LONE }, /entityType/],
-  ["merge_entities", { target: LONE, sources: ["A"] }, /target/],
-  ["merge_entities", { target: "A", sources: [LONE] }, /sources\[0\]/],
+  // Confirmed (docs/confirmation.md), so that the text rule is what refuses them.
+  ["merge_entities", { target: LONE, sources: ["A"], confirm: true }, /target/],
+  ["merge_entities", { target: "A", sources: [LONE], confirm: true }, /sources\[0\]/],
 ];
 
 describe("text rules are the same on every tool", () => {

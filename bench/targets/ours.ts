@@ -104,6 +104,7 @@ export async function startOurs(connectionString: string, era: Era = "2025"): Pr
           workspaceName: CURATE_WORKSPACE,
           target: curateName(index, 0),
           sources: [curateName(index, 1)],
+          confirm: true,
         })),
     },
     notes: () =>

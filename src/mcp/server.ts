@@ -1,4 +1,12 @@
-import { type CallToolRequest, type CallToolResult, Server, type Tool } from "@modelcontextprotocol/server";
+import {
+  type CallToolRequest,
+  type CallToolResult,
+  type InputRequiredResult,
+  isInputRequiredResult,
+  Server,
+  type ServerContext,
+  type Tool,
+} from "@modelcontextprotocol/server";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/server/validators/ajv";
 import { z } from "zod";
 
@@ -7,6 +15,7 @@ import { ForbiddenError, presentError, ValidationError } from "../domain/model/e
 import type { Services } from "../domain/services/services.js";
 import { allows, authorize } from "./authorize.js";
 import { CACHE_HINTS } from "./cacheHints.js";
+import { AskingUser, confirmer } from "./confirmation.js";
 import { SERVER_ICONS, TOOLSET_ICONS } from "./icons.js";
 import type { ToolInstrument } from "./instrument.js";
 import { registerResources } from "./resources.js";
@@ -67,6 +76,9 @@ export function createMcpServer(context: McpContext): Server {
       cacheHints: CACHE_HINTS,
       instructions: INSTRUCTIONS + (toolsets.has("tags") ? TAGS_INSTRUCTIONS : ""),
       jsonSchemaValidator: sharedValidator,
+      // Only 2026-07-28 requests are ever asked (src/mcp/confirmation.ts); an input_required toward a 2025-era request
+      // would be a bug, and the SDK's shim could not serve it statelessly: fail loudly instead.
+      inputRequired: { legacyShim: false },
     },
   );
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
@@ -76,7 +88,7 @@ export function createMcpServer(context: McpContext): Server {
 
   server.setRequestHandler("tools/list", () => ({ tools: visible.map((tool) => describeTool(tool, boundWorkspace, toolsets)) }));
 
-  const callTool = async (request: CallToolRequest): Promise<CallToolResult> => {
+  const callTool = async (request: CallToolRequest, ctx: ServerContext): Promise<CallToolResult | InputRequiredResult> => {
     const tool = byName.get(request.params.name);
     if (!tool) {
       return errorResult(
@@ -96,7 +108,14 @@ export function createMcpServer(context: McpContext): Server {
       const actor = { principal: principal.id, tool: tool.name };
       const notes: string[] = [];
       const note = (text: string) => void notes.push(text);
-      const structured = await tool.handler(args, { services: context.services, workspace, principal, actor, toolsets, note });
+      const confirm = confirmer({
+        tool: tool.name,
+        workspace,
+        principal: principal.id,
+        ctx,
+        confirmations: context.services.confirmations,
+      });
+      const structured = await tool.handler(args, { services: context.services, workspace, principal, actor, toolsets, note, confirm });
       return {
         structuredContent: structured,
         content: [
@@ -105,15 +124,23 @@ export function createMcpServer(context: McpContext): Server {
         ],
       };
     } catch (error) {
+      if (error instanceof AskingUser) return error.result;
       return errorResult(error, { structured: !tool.exactOutputSchema });
     }
   };
   const instrument: ToolInstrument = context.instrument ?? ((_call, work) => work());
-  server.setRequestHandler("tools/call", (request) =>
-    instrument({ tool: request.params.name, workspace: request.params.arguments?.workspaceName ?? context.boundWorkspace }, () =>
-      callTool(request),
-    ),
-  );
+  server.setRequestHandler("tools/call", async (request, ctx) => {
+    // A question to the user passes the instrument as a plain result (it logs the call as answered), then goes out as is.
+    let asking: InputRequiredResult | undefined;
+    const call = { tool: request.params.name, workspace: request.params.arguments?.workspaceName ?? context.boundWorkspace };
+    const result = await instrument(call, async () => {
+      const answer = await callTool(request, ctx);
+      if (!isInputRequiredResult(answer)) return answer;
+      asking = answer;
+      return { content: [{ type: "text", text: "Asked the user to confirm." }] };
+    });
+    return asking ?? result;
+  });
   registerResources(server, {
     services: context.services,
     principal,

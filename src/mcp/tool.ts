@@ -4,6 +4,7 @@ import type { Principal } from "../domain/model/access.js";
 import type { Actor } from "../domain/model/model.js";
 import type { Services } from "../domain/services/services.js";
 import type { ToolHints } from "./annotations.js";
+import type { Confirm } from "./confirmation.js";
 
 /**
  * Toolsets: a client can narrow tools/list to the toolsets it needs, because many
@@ -34,6 +35,13 @@ interface ToolContext {
    * must say beyond that schema (how to continue a maxChars answer).
    */
   note(text: string): void;
+  /**
+   * Confirmation before destruction (docs/confirmation.md): call it before changing anything. It resolves when the call may
+   * go on: "user" when the client's user said yes (2026-07-28 clients with elicitation are always asked), "explicit" when
+   * the client cannot ask and the agent passed the tool's confirmation. Otherwise it throws: the result then asks the user,
+   * or says what to pass, and nothing was changed.
+   */
+  confirm: Confirm;
 }
 
 /**

@@ -47,6 +47,11 @@ export const LIMITS = {
    * through a dense graph costs at most this many requests before it answers "no path found".
    */
   pathVisitedEntities: 1000,
+  /**
+   * delete_entities: the most entities one call deletes without a confirmation (docs/confirmation.md). At or under it the
+   * call is the official memory server's, unchanged; over it the user (or the agent's explicit `confirm: true`) confirms.
+   */
+  deleteEntitiesUnconfirmed: 10,
   /** maxChars: the largest budget accepted (10 MB of JSON text is already far more than any agent can read). */
   maxChars: 10_000_000,
 } as const;

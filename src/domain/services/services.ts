@@ -1,4 +1,5 @@
 import { CursorCodec, type CursorKeyProvider } from "../model/cursor.js";
+import type { ConfirmationStore } from "../ports/confirmationStore.js";
 import type { GraphIndex } from "../ports/graphIndex.js";
 import type { GraphStore } from "../ports/store.js";
 import { AdminService } from "./adminService.js";
@@ -38,6 +39,11 @@ export interface Services {
    * answers; docs/navigate.md#budgets), shared so a tool that cuts its answer signs with the same key.
    */
   cursors: CursorCodec;
+  /**
+   * Not a service: what asking before a destructive call needs (src/mcp/confirmation.ts, docs/confirmation.md): the
+   * deployment's shared key, from which the request states' key is derived, and the record of used confirmations.
+   */
+  confirmations: { key: CursorKeyProvider; used: ConfirmationStore };
 }
 
 /**
@@ -45,10 +51,15 @@ export interface Services {
  * `index` is the kept index or the scanning one; `cursorKey` must be the same on every instance of a deployment.
  *
  * @example
- * const services = composeServices({ store, index, cursorKey });
+ * const services = composeServices({ store, index, cursorKey, confirmations });
  * await services.graph.readGraph("team", { limit: 100 });
  */
-export function composeServices(ports: { store: GraphStore; index: GraphIndex; cursorKey: CursorKeyProvider }): Services {
+export function composeServices(ports: {
+  store: GraphStore;
+  index: GraphIndex;
+  cursorKey: CursorKeyProvider;
+  confirmations: ConfirmationStore;
+}): Services {
   const { store, index } = ports;
   const cursors = new CursorCodec(ports.cursorKey);
   const asOf = new AsOfReads(store);
@@ -64,5 +75,6 @@ export function composeServices(ports: { store: GraphStore; index: GraphIndex; c
     curate: new CurateService(store, index, { core, graph }),
     admin: new AdminService(store.workspaces),
     cursors,
+    confirmations: { key: ports.cursorKey, used: ports.confirmations },
   };
 }

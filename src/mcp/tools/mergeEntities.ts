@@ -15,11 +15,20 @@ export const mergeEntities = defineTool({
     "Merge source entities into a target entity: their observations, tags and relations (both directions) move onto the target, " +
     "self-loops and duplicate relations this creates are dropped, and the sources are deleted (history records it). The target " +
     "keeps its own name, type and metadata. Safe to rerun: an interrupted merge completes, a finished one changes nothing. Use " +
-    "dryRun: true first to see what would move and what would be dropped. Pairs to merge come from detect_duplicate_entities.",
+    "dryRun: true first to see what would move and what would be dropped. Pairs to merge come from detect_duplicate_entities. " +
+    "A merge (not a dry run) asks for confirmation: a client that can ask its user (2026-07-28 with elicitation) asks the user, " +
+    "and the merge runs only on their yes; any other client (every 2025-era client) must pass confirm: true.",
   input: {
     target: entityName.describe("The entity that stays."),
     sources: z.array(entityName).describe("The entities merged into the target and then deleted (1-20)."),
     dryRun: z.boolean().optional().describe("true: report what would move and be dropped, and write nothing."),
+    confirm: z
+      .boolean()
+      .optional()
+      .describe(
+        "true: confirms the merge, for a client that cannot ask its user (required then, unless dryRun). Ignored when the client " +
+          "asks its user: their answer decides.",
+      ),
   },
   output: {
     success: z.literal(true),
@@ -36,11 +45,22 @@ export const mergeEntities = defineTool({
     tags: z.object({ moved: z.number(), droppedDuplicates: z.number() }),
   },
   annotations: IDEMPOTENT_DESTRUCTIVE_WRITE,
-  async handler(args, { services, workspace, actor }) {
+  async handler(args, { services, workspace, actor, confirm }) {
+    const dryRun = args.dryRun ?? false;
+    if (!dryRun) {
+      await confirm({
+        question:
+          `Merge ${args.sources.map((name) => `'${name}'`).join(", ")} into '${args.target}' in workspace '${workspace}'? ` +
+          "Their observations, tags and relations move to the target, and the merged entities are deleted.",
+        subject: { target: args.target, sources: args.sources },
+        explicit: args.confirm === true,
+        howToConfirm: "pass confirm: true to merge (dryRun: true first shows what would move, and needs no confirmation)",
+      });
+    }
     const report = await services.curate.mergeEntities(workspace, actor, {
       target: { name: args.target },
       sources: args.sources.map((name) => ({ name })),
-      dryRun: args.dryRun ?? false,
+      dryRun,
     });
     return { success: true as const, ...report };
   },

@@ -20,6 +20,8 @@ import type { TagTarget } from "../../domain/ports/store.js";
  *   ~batch~{requestHash}                         an idempotent batch's marker (its first result)
  *   ~workspace                                   the workspace's registry row (registration, the index generation)
  *
+ * Outside every workspace: ADMIN_PARTITION (workspace deletions) and CONFIRMATION_PARTITION (used confirmations).
+ *
  * "~" sorts after every GUID character, and "~o~" before "~r~" before "~t~", so one entity is one
  * contiguous range: the entity row, then its observations (each followed by its tag links), then its
  * edges, then its tag links. Tag definitions and the tag index start with "tag", after every GUID, so
@@ -56,7 +58,8 @@ export type RowKind =
   | "history-pruned"
   | "batch-marker"
   | "workspace"
-  | "workspace-deletion";
+  | "workspace-deletion"
+  | "confirmation";
 
 export const rowKey = {
   entity: (entityId: string) => entityId,
@@ -111,6 +114,24 @@ export const ADMIN_PARTITION = "~admin";
 export const workspaceDeletionKey = (ms: number, unique: string): string => `deleted${rowKey.event(ms, unique)}`;
 /** Every workspace deletion record. */
 export const workspaceDeletions: KeyRange = { from: "deleted~ev~", to: "deleted~ev~~" };
+
+/**
+ * The partition of used confirmations (docs/confirmation.md): one row per confirmed destructive call, so that a sealed
+ * request state confirms once. Outside every workspace (no workspace name starts with "~"): deleting a workspace wipes its
+ * partition, and a record kept there would vanish with it and let the confirmation be used again.
+ */
+export const CONFIRMATION_PARTITION = "~confirmations";
+/**
+ * A used confirmation's row: keyed by its expiry (the same 13-digit form as events), then its nonce, so that the rows no
+ * longer worth keeping are one range from the partition's start (expiredConfirmations).
+ */
+export const confirmationKey = (expiresAtMs: number, nonce: string): string => `${timeDigits(expiresAtMs)}${SEPARATOR}${nonce}`;
+/** Every used confirmation whose request state expired before `nowMs`. */
+export const expiredConfirmations = (nowMs: number): KeyRange => ({ from: "", to: timeDigits(nowMs) });
+
+function timeDigits(ms: number): string {
+  return String(Math.max(0, Math.floor(ms))).padStart(EVENT_TIME_DIGITS, "0");
+}
 
 /** Half-open RowKey ranges [from, to). */
 export interface KeyRange {

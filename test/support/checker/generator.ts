@@ -141,7 +141,7 @@ export const WRITE_GENERATORS: Readonly<Record<string, Generator>> = {
   delete_tags: (g) => ({ tagNames: [g.rng.pick(g.tags)] }),
   merge_entities: (g) => {
     const [target, ...sources] = g.rng.some(g.names, g.rng.int(2, 3));
-    return { target, sources: sources.map((name) => g.removing(name)) };
+    return { target, sources: sources.map((name) => g.removing(name)), confirm: true };
   },
   restore_entity: (g) => ({
     entityName: g.removed.length > 0 && g.rng.chance(0.8) ? g.rng.pick(g.removed) : g.name(),

@@ -181,8 +181,8 @@ async function crossedMerge(rng: Rng, g: GenState, runner: Runner, slowLinks: bo
   const [x, y] = rng.some(runner.instances, 2) as [Instance, Instance];
   if (slowLinks) for (const link of [x.link, y.link]) Object.assign(link, { jitterMs: 150, jitterChance: 1 });
   await Promise.all([
-    runner.on(rng, "merge_entities", { target: b, sources: [a] }, x),
-    runner.on(rng, "merge_entities", { target: a, sources: [b] }, y, rng.int(0, 20)),
+    runner.on(rng, "merge_entities", { target: b, sources: [a], confirm: true }, x),
+    runner.on(rng, "merge_entities", { target: a, sources: [b], confirm: true }, y, rng.int(0, 20)),
   ]);
 }
 
