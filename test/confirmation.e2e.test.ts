@@ -195,7 +195,11 @@ async function resend(call: SentCall, server?: TestServer): Promise<CallToolResu
 /** A sent call with changed params (and the routing header that names the tool, which the SDK checks against the body). */
 function changed(call: SentCall, params: Partial<CallParams>, headers: Record<string, string> = {}): SentCall {
   const body = { ...call.body, params: { ...call.body.params, ...params } };
-  const next = { ...call, body, headers: { ...call.headers, "mcp-name": body.params.name, ...headers } };
+  // The routing headers follow the body, as a client sends them (a header that disagreed would be refused before any tool ran).
+  const workspace = (body.params.arguments as { workspaceName?: unknown } | undefined)?.workspaceName;
+  const kept = Object.fromEntries(Object.entries(call.headers).filter(([name]) => name.toLowerCase() !== "mcp-param-workspace"));
+  const routing = { "mcp-name": body.params.name, ...(typeof workspace === "string" ? { "mcp-param-workspace": workspace } : {}) };
+  const next = { ...call, body, headers: { ...kept, ...routing, ...headers } };
   if (params.inputResponses === undefined && "inputResponses" in params) delete next.body.params.inputResponses;
   return next;
 }

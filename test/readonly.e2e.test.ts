@@ -60,7 +60,7 @@ const WRITE_ARGS: Record<string, (ws: string) => Record<string, unknown>> = {
   delete_tags: () => ({ tagNames: ["t1"] }),
   delete_workspace: (ws) => ({ confirm: ws }),
   execute_batch: () => ({ operations: [{ op: "upsert_entity", args: { name: "C", entityType: "note" } }] }),
-  merge_entities: () => ({ target: "A", sources: ["B"] }),
+  merge_entities: () => ({ target: "A", sources: ["B"], confirm: true }),
   remove_tags_from_entity: () => ({ entityName: "A", tagNames: ["t1"] }),
   restore_entity: () => ({ entityName: "Gone" }),
   tag_entity: () => ({ entityName: "B", tagNames: ["t1"] }),

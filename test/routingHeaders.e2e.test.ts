@@ -149,6 +149,8 @@ describe("2026-07-28 requests (the SDK's check)", () => {
     const ws = uniqueWorkspace("rh");
     const { client, exchanges } = await modernClient("/api/mcp");
     try {
+      // As clients do: the listing tells the client which arguments it mirrors into headers (workspaceName).
+      await client.listTools();
       const result = await client.callTool(upsert(ws, "Modern"));
       expect(result.isError).toBeFalsy();
     } finally {
@@ -161,8 +163,45 @@ describe("2026-07-28 requests (the SDK's check)", () => {
     expect(call?.status).toBe(200);
     expect(call?.headers.get("mcp-method")).toBe("tools/call");
     expect(call?.headers.get("mcp-name")).toBe("upsert_entity");
+    expect(call?.headers.get("mcp-param-workspace")).toBe(ws);
     for (const exchange of exchanges) expect(exchange.headers.get("mcp-method")).toBe(exchange.method);
     expect(await entityNames(ws)).toEqual(["Modern"]);
+  });
+
+  test.each([
+    ["names another workspace", (headers: Headers) => headers.set("mcp-param-workspace", "somewhere-else"), ["somewhere-else"]],
+    ["is left out", (headers: Headers) => headers.delete("mcp-param-workspace"), ["Mcp-Param-Workspace header is absent"]],
+    ["is invalid Base64", (headers: Headers) => headers.set("mcp-param-workspace", "=?base64?***?="), ["invalid Base64"]],
+  ])("a tools/call whose Mcp-Param-Workspace %s is 400 -32020, and nothing runs", async (_case, tamper, named) => {
+    const ws = uniqueWorkspace("rh");
+    const { client, exchanges } = await modernClient("/api/mcp", tamper);
+    try {
+      await client.listTools();
+      await expect(client.callTool(upsert(ws, "Smuggled"))).rejects.toThrow();
+    } finally {
+      await client.close();
+    }
+    const call = exchanges.find((exchange) => exchange.method === "tools/call");
+    expect(call).toBeDefined();
+    expectMismatch({ status: call!.status, body: call!.body ?? {} }, expect.anything(), ...named);
+    expect(await entityNames(ws)).toEqual([]);
+  });
+
+  test("the workspace header is listed on every tool's workspaceName (x-mcp-header), and a 2025 client need not send it", async () => {
+    const { client } = await modernClient("/api/mcp");
+    try {
+      const { tools } = await client.listTools();
+      const declared = tools.filter((tool) => "workspaceName" in (tool.inputSchema.properties ?? {}));
+      expect(declared.length).toBeGreaterThan(30);
+      for (const tool of declared) {
+        expect((tool.inputSchema.properties as Record<string, Record<string, unknown>>).workspaceName!["x-mcp-header"]).toBe("Workspace");
+      }
+    } finally {
+      await client.close();
+    }
+    const ws = uniqueWorkspace("rh");
+    ok(await reader.call("upsert_entity", { workspaceName: ws, name: "Plain", entityType: "note" }));
+    expect(await entityNames(ws)).toEqual(["Plain"]);
   });
 
   test.each([

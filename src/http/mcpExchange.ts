@@ -8,7 +8,7 @@ import {
   WebStandardStreamableHTTPServerTransport,
 } from "@modelcontextprotocol/server";
 
-import { createMcpServer, type McpContext } from "../mcp/server.js";
+import { createMcpServer, listedTools, type McpContext } from "../mcp/server.js";
 import { limitBatch } from "./batchLimits.js";
 import { recordRequestIds, withDeadline } from "./deadline.js";
 import { inErrorShape } from "./responses.js";
@@ -118,7 +118,8 @@ function modernEntry(deps: ExchangeDeps): McpHttpHandler {
 }
 
 async function answerModern(request: Request, body: ParsedBody, context: McpContext, deps: ExchangeDeps, exchange: Exchange) {
-  const disagreement = headersDisagree(request, body?.parsed, "modern");
+  const listed = new Set(listedTools(context).map((tool) => tool.name));
+  const disagreement = headersDisagree(request, body?.parsed, "modern", (tool) => listed.has(tool));
   if (disagreement) return disagreement;
   if (isJSONRPCRequest(body?.parsed)) exchange.requestIds.push(body.parsed.id);
   callers.set(request, context);

@@ -19,26 +19,41 @@ const WORKSPACE_HEADER = `Mcp-Param-${WORKSPACE_PARAM_HEADER}`;
  * - `Mcp-Method` and `Mcp-Name`: on a 2025-era request, as the SDK checks them on 2026-07-28 requests (there the SDK's
  *   entry does it). Absent headers are fine (2025 clients send none); a batch is not checked, since one header cannot
  *   name several methods.
- * - `Mcp-Param-Workspace`: every tool declares its `workspaceName` as this header (`x-mcp-header`, src/mcp/schemas.ts), and
- *   a 2026-07-28 client that listed the tool sends it. When present it must agree, in both eras. It is not required: a
- *   client may call a tool it never listed (a write on a read-only route, which then gets its own refusal), and a gateway
- *   rule on it is only as strong as refusing requests without it (docs/gateway.md). The SDK's entry checks these headers
- *   only for its high-level McpServer, so this server does it itself.
+ * - `Mcp-Param-Workspace`: every tool declares its `workspaceName` as this header (`x-mcp-header`, src/mcp/schemas.ts), so
+ *   a 2026-07-28 client sends it with a tools/call that names a workspace, as the revision requires, and the server refuses
+ *   such a call without it: but only for a tool this connection lists, since a client learns the header from the listing
+ *   (a write called by name on a read-only route gets its own refusal instead). When present it must agree, in both eras;
+ *   a 2025-era client need not send it. The SDK's entry checks these headers only for its high-level McpServer, so this
+ *   server does it itself.
  */
-export function headersDisagree(request: Request, message: unknown, era: "legacy" | "modern"): Response | undefined {
+export function headersDisagree(
+  request: Request,
+  message: unknown,
+  era: "legacy" | "modern",
+  listed: (tool: string) => boolean = () => false,
+): Response | undefined {
   if (!isJSONRPCRequest(message) && !isJSONRPCNotification(message)) return undefined;
   const id = isJSONRPCRequest(message) ? message.id : null;
-  return (era === "legacy" ? routingHeadersDisagree(request, message, id) : undefined) ?? workspaceHeaderDisagrees(request, message, id);
+  if (era === "legacy") return routingHeadersDisagree(request, message, id) ?? workspaceHeaderDisagrees(request, message, id, false);
+  const tool = message.params?.name;
+  return workspaceHeaderDisagrees(request, message, id, typeof tool === "string" && listed(tool));
 }
 
 type Message = { method: string; params?: Record<string, unknown> | undefined };
 
-function workspaceHeaderDisagrees(request: Request, message: Message, id: RequestId | null): Response | undefined {
+function workspaceHeaderDisagrees(request: Request, message: Message, id: RequestId | null, required: boolean): Response | undefined {
   if (message.method !== "tools/call") return undefined;
   const workspace = (message.params?.arguments as Record<string, unknown> | undefined)?.workspaceName;
   if (typeof workspace !== "string") return undefined;
   const sent = request.headers.get(WORKSPACE_HEADER);
-  if (sent === null) return undefined;
+  if (sent === null) {
+    if (!required) return undefined;
+    return headerMismatch(
+      id,
+      WORKSPACE_HEADER,
+      `the body carries workspaceName="${workspace}" but the ${WORKSPACE_HEADER} header is absent`,
+    );
+  }
   const decoded = decodeHeaderValue(sent);
   if (decoded === undefined) return headerMismatch(id, sent, `the ${WORKSPACE_HEADER} header carries an invalid Base64 sentinel value`);
   if (decoded !== workspace) {

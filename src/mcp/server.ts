@@ -82,9 +82,8 @@ export function createMcpServer(context: McpContext): Server {
     },
   );
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
-  // The most this caller may do on this route decides which tools it is shown: read-only callers see no write tools.
-  const ceiling = context.readOnly ? readOnlyCeiling(accessOnRoute(principal, boundWorkspace)) : accessOnRoute(principal, boundWorkspace);
-  const visible = tools.filter((tool) => offers(toolsets, tool) && allows(ceiling, tool));
+  const ceiling = ceilingOf(context);
+  const visible = listedTools(context);
 
   server.setRequestHandler("tools/list", () => ({ tools: visible.map((tool) => describeTool(tool, boundWorkspace, toolsets)) }));
 
@@ -148,6 +147,19 @@ export function createMcpServer(context: McpContext): Server {
     ...(boundWorkspace !== undefined ? { boundWorkspace } : {}),
   });
   return server;
+}
+
+/** The most this caller may do on this route: it decides which tools it is shown (read-only callers see no write tools). */
+function ceilingOf(context: Pick<McpContext, "principal" | "boundWorkspace" | "readOnly">): Access | undefined {
+  const access = accessOnRoute(context.principal, context.boundWorkspace);
+  return context.readOnly ? readOnlyCeiling(access) : access;
+}
+
+/** The tools this connection lists: those of its toolsets the caller may use on this route. */
+export function listedTools(context: Pick<McpContext, "principal" | "boundWorkspace" | "readOnly" | "toolsets" | "tools">): AnyTool[] {
+  const ceiling = ceilingOf(context);
+  const toolsets = context.toolsets ?? ALL_TOOLSETS;
+  return (context.tools ?? ALL_TOOLS).filter((tool) => offers(toolsets, tool) && allows(ceiling, tool));
 }
 
 /** On a read-only route the most anyone may do is read. */
