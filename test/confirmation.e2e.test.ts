@@ -64,9 +64,9 @@ async function seed(ws: string): Promise<void> {
 const rowsOf = (ws: string) => partitionRows(table, ws);
 const entityNames = async (ws: string) => (await partitionRows(table, ws, { only: ["entity"] })).map((row) => String(row.name)).sort();
 
-// ---- the three tools --------------------------------------------------------------------------------------------------
+// ---- the four tools ---------------------------------------------------------------------------------------------------
 
-type Tool = "delete_workspace" | "merge_entities" | "delete_entities";
+type Tool = "delete_workspace" | "merge_entities" | "delete_entities" | "execute_batch";
 
 interface Case {
   tool: Tool;
@@ -107,7 +107,22 @@ const CASES: Case[] = [
     other: { entityNames: NAMES.slice(0, LIMITS.deleteEntitiesUnconfirmed + 1) },
     after: [],
   },
+  {
+    // A batch may not delete more unconfirmed than delete_entities may: its delete_entities operations count together.
+    tool: "execute_batch",
+    args: () => ({ operations: splitDeletes(NAMES) }),
+    explicit: () => ({ confirm: true }),
+    unconfirmed: () => ({ args: { operations: splitDeletes(NAMES) }, says: "cannot ask its user: pass confirm: true" }),
+    other: { operations: splitDeletes(NAMES.slice(0, LIMITS.deleteEntitiesUnconfirmed + 1)) },
+    after: [],
+  },
 ];
+
+/** Two delete_entities operations that between them delete `names`, each under the threshold on its own. */
+function splitDeletes(names: string[]) {
+  const half = Math.ceil(names.length / 2);
+  return [names.slice(0, half), names.slice(half)].map((entityNames) => ({ op: "delete_entities", args: { entityNames } }));
+}
 
 // ---- clients and raw retries ------------------------------------------------------------------------------------------
 
@@ -350,12 +365,24 @@ describe("asking only where something is destroyed", () => {
     const client = await modernClient(one, { answer: DECLINE });
     try {
       ok(await client.call("merge_entities", { workspaceName: ws, target: "E01", sources: ["E02"], dryRun: true }));
-      ok(await client.call("delete_entities", { workspaceName: ws, entityNames: NAMES.slice(0, LIMITS.deleteEntitiesUnconfirmed) }));
+      ok(await client.call("delete_entities", { workspaceName: ws, entityNames: NAMES.slice(0, LIMITS.deleteEntitiesUnconfirmed - 1) }));
+      const oneMore = NAMES.slice(LIMITS.deleteEntitiesUnconfirmed - 1, LIMITS.deleteEntitiesUnconfirmed);
+      ok(await client.call("execute_batch", { workspaceName: ws, operations: splitDeletes(oneMore) }));
       expect(client.asked).toEqual([]);
       expect(await entityNames(ws)).toEqual(NAMES.slice(LIMITS.deleteEntitiesUnconfirmed));
     } finally {
       await client.close();
     }
+  });
+
+  test("an operation's own confirm does not confirm a batch: the batch is confirmed as a whole", async () => {
+    const ws = freshWorkspace();
+    await seed(ws);
+    const before = await rowsOf(ws);
+    const operations = splitDeletes(NAMES).map((operation) => ({ ...operation, args: { ...operation.args, confirm: true } }));
+    const error = failed(await setup.call("execute_batch", { workspaceName: ws, operations }));
+    expect(error.message).toMatch(/cannot ask its user: pass confirm: true/);
+    await expectUnchanged(ws, before);
   });
 
   test("delete_workspace with a wrong name is refused before the user is asked", async () => {

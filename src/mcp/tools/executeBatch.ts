@@ -1,6 +1,7 @@
 import { z } from "zod";
 
 import { ERROR_KINDS } from "../../domain/model/errors.js";
+import { LIMITS } from "../../domain/model/limits.js";
 import { MAX_BATCH_OPERATIONS } from "../../domain/rules/batch.js";
 import type { BatchOp } from "../../domain/rules/batchModel.js";
 import { DESTRUCTIVE_WRITE } from "../annotations.js";
@@ -12,12 +13,15 @@ import { deleteRelations } from "./deleteRelations.js";
 import { upsertEntity } from "./upsertEntity.js";
 import { upsertRelation } from "./upsertRelation.js";
 
-/** Each op takes the arguments of the tool of the same name: their schemas, not copies. */
+/**
+ * Each op takes the arguments of the tool of the same name: their schemas, not copies. delete_entities' own `confirm` is
+ * left out: a batch is confirmed as a whole (below), so one op's confirmation could not speak for the others.
+ */
 const operation = z.discriminatedUnion("op", [
   z.object({ op: z.literal("upsert_entity"), args: z.object(upsertEntity.input) }),
   z.object({ op: z.literal("add_observations"), args: z.object(addObservations.input) }),
   z.object({ op: z.literal("upsert_relation"), args: z.object(upsertRelation.input) }),
-  z.object({ op: z.literal("delete_entities"), args: z.object(deleteEntities.input) }),
+  z.object({ op: z.literal("delete_entities"), args: z.object(deleteEntities.input).omit({ confirm: true } as never) }),
   z.object({ op: z.literal("delete_relations"), args: z.object(deleteRelations.input) }),
   z.object({ op: z.literal("delete_observations"), args: z.object(deleteObservations.input) }),
 ]);
@@ -57,6 +61,13 @@ export const executeBatch = defineTool({
       .string()
       .optional()
       .describe("Makes retries safe: the same requestId within 24 hours applies once and returns the first answer."),
+    confirm: z
+      .boolean()
+      .optional()
+      .describe(
+        `true: confirms a batch whose delete_entities operations delete more than ${LIMITS.deleteEntitiesUnconfirmed} entities in all, ` +
+          "for a client that cannot ask its user (required then), as delete_entities itself needs.",
+      ),
   },
   output: {
     success: z.literal(true),
@@ -76,7 +87,19 @@ export const executeBatch = defineTool({
     digest: z.string().optional().describe("Present instead of results when a replayed answer was too large to keep."),
   },
   annotations: DESTRUCTIVE_WRITE,
-  async handler(args, { services, workspace, actor }) {
+  async handler(args, { services, workspace, actor, confirm }) {
+    // A batch may not delete more without a confirmation than delete_entities may (docs/confirmation.md).
+    const deleted = [
+      ...new Set(args.operations.flatMap((operation) => (operation.op === "delete_entities" ? operation.args.entityNames : []))),
+    ];
+    if (deleted.length > LIMITS.deleteEntitiesUnconfirmed) {
+      await confirm({
+        question: `Run a batch of ${args.operations.length} writes on workspace '${workspace}' that deletes ${deleted.length} entities, with their observations and relations?`,
+        subject: { operations: args.operations, atomic: args.atomic ?? false },
+        explicit: args.confirm === true,
+        howToConfirm: `pass confirm: true to run a batch that deletes ${deleted.length} entities (more than ${LIMITS.deleteEntitiesUnconfirmed} need it)`,
+      });
+    }
     const answer = await services.curate.executeBatch(workspace, actor, args.operations.map(toBatchOp), {
       atomic: args.atomic ?? false,
       ...(args.requestId !== undefined ? { requestId: args.requestId } : {}),
