@@ -71,11 +71,11 @@ function requestsPerCall(report: BenchReport, target: string): Record<string, nu
 const pages = (rows: number) => Math.ceil(rows / 1000);
 
 describe("npm run bench", () => {
-  test("runs all three targets side by side, and prints them in one table", () => {
+  test("runs all four targets side by side (ours through a client of each era), and prints them in one table", () => {
     const { report, stdout } = runs.get(30)!;
-    expect(report.targets.map((target) => target.name).sort()).toEqual(["floor", "ours", "server-memory"]);
+    expect(report.targets.map((target) => target.name).sort()).toEqual(["floor", "ours", "ours-2026", "server-memory"]);
     expect(report.skipped).toEqual([]);
-    for (const target of ["ours", "floor", "server-memory"]) expect(stdout).toContain(`| ${target} |`);
+    for (const target of ["ours", "ours-2026", "floor", "server-memory"]) expect(stdout).toContain(`| ${target} |`);
     // server-memory has no get_entity_relations: the only phase it cannot run.
     expect(report.phases.filter((row) => row.target === "server-memory").map((row) => row.phase.split(" ")[0])).not.toContain(
       "get_entity_relations",
@@ -84,16 +84,17 @@ describe("npm run bench", () => {
     // and the three curate phases only ours has; and the three search-group reads (ours, and the floor issuing the index's
     // requests).
     expect(report.phases.filter((row) => row.target === "ours")).toHaveLength(17);
+    expect(report.phases.filter((row) => row.target === "ours-2026")).toHaveLength(17);
     expect(report.phases.filter((row) => row.target === "floor")).toHaveLength(10);
   });
 
   test("ours' rows carry the server's own time per call, inside each call's latency", () => {
-    for (const row of runs.get(30)!.report.phases.filter((candidate) => candidate.target === "ours")) {
+    for (const row of runs.get(30)!.report.phases.filter((candidate) => candidate.target.startsWith("ours"))) {
       // Each call's in-server duration is part of that call's latency, so their medians are ordered.
       expect(row.serverP50Ms).toBeGreaterThan(0);
       expect(row.serverP50Ms!).toBeLessThanOrEqual(row.p50Ms);
     }
-    for (const row of runs.get(30)!.report.phases.filter((candidate) => candidate.target !== "ours"))
+    for (const row of runs.get(30)!.report.phases.filter((candidate) => !candidate.target.startsWith("ours")))
       expect(row.serverP50Ms).toBeUndefined();
   });
 
@@ -125,6 +126,8 @@ describe("npm run bench", () => {
     expect(Number(compared)).toBeLessThan((Number(among) * (Number(among) - 1)) / 2 / 5);
     const { search_nodes: floorSearch, ...floor } = requestsPerCall(report, "floor");
     expect(ours).toEqual(floor);
+    // A 2026-07-28 client costs exactly what a 2025-era one does, phase by phase.
+    expect(requestsPerCall(report, "ours-2026")).toEqual(requestsPerCall(report, "ours"));
     // The workload writes fewer than 1,000 events (one per transaction), so each change-feed read is one page. The first
     // get_changes of the process also signs a cursor, so it reads the signing key and, on this fresh table, creates it:
     // 2 requests once (src/storage/cursorKey.ts).

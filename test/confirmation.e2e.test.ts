@@ -385,6 +385,31 @@ describe("asking only where something is destroyed", () => {
     await expectUnchanged(ws, before);
   });
 
+  test("a 2025-era request with envelope capabilities but no protocol version is not asked: it is told what to pass", async () => {
+    const ws = freshWorkspace();
+    await seed(ws);
+    const before = await rowsOf(ws);
+    const response = await fetch(new URL("/api/mcp", one.url), {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...bearer(KEYS.alice) },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: {
+          name: "merge_entities",
+          arguments: { workspaceName: ws, target: "E01", sources: ["E02"] },
+          _meta: { "io.modelcontextprotocol/clientCapabilities": { elicitation: {} } },
+        },
+      }),
+    });
+    expect(response.status).toBe(200);
+    const answer = (await response.json()) as { result?: CallToolResult };
+    expect(answer.result).toBeDefined();
+    expect(failed(answer.result!).message).toMatch(/cannot ask its user: pass confirm: true/);
+    await expectUnchanged(ws, before);
+  });
+
   test("delete_workspace with a wrong name is refused before the user is asked", async () => {
     const ws = freshWorkspace();
     await seed(ws);

@@ -10,6 +10,7 @@ import { ALL_TOOLSETS } from "../src/mcp/toolsets.js";
 import { createServices } from "../src/runtime.js";
 import { connectStorage } from "../src/storage/table/client.js";
 import { connectClient, TEST_TABLE, testConnectionString, uniqueWorkspace } from "./support/harness.js";
+import { partitionRows, rawTable } from "./support/rawRows.js";
 
 /**
  * The overall deadline on an MCP request (MEMORY_REQUEST_TIMEOUT_MS). The hang is the SDK's own:
@@ -110,4 +111,33 @@ test("a request whose body never arrives gets 408 with a null id: nothing reache
     id: null,
     error: { message: expect.stringContaining("nothing was done") },
   });
+});
+
+test("a body that arrives after the 408 runs nothing: the answer said nothing was done, and nothing is", async () => {
+  const ws = uniqueWorkspace("deadline");
+  const call = {
+    jsonrpc: "2.0",
+    id: 1,
+    method: "tools/call",
+    params: {
+      name: "create_entities",
+      arguments: { workspaceName: ws, entities: [{ name: "Late", entityType: "note", observations: [] }] },
+    },
+  };
+  let deliver!: () => void;
+  const late = new ReadableStream<Uint8Array>({
+    start: (controller) => {
+      deliver = () => {
+        controller.enqueue(new TextEncoder().encode(JSON.stringify(call)));
+        controller.close();
+      };
+    },
+  });
+  const request = new Request("http://localhost/api/mcp", { method: "POST", headers, body: late, duplex: "half" } as RequestInit);
+  const response = await handler(request);
+  expect(response.status).toBe(408);
+  // Now the body arrives, whole; the exchange already ended. Give a write that should not happen the time to happen.
+  deliver();
+  await new Promise((resolve) => setTimeout(resolve, 1_000));
+  expect(await partitionRows(rawTable(), ws)).toEqual([]);
 });

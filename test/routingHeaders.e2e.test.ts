@@ -89,7 +89,7 @@ describe("2025-era requests", () => {
     expectMismatch(answer, 7, "Mcp-Name", "memory://workspaces/other/graph", `params.uri="${uri}"`);
   });
 
-  test("a notification's Mcp-Method is checked too; a batch is left to the transport", async () => {
+  test("a notification's Mcp-Method is checked too; a batch carrying routing headers is refused, one without is served", async () => {
     const notification = await fetch(new URL("/api/mcp", server.url), {
       method: "POST",
       headers: { ...HEADERS, "mcp-method": "tools/call" },
@@ -97,13 +97,25 @@ describe("2025-era requests", () => {
     });
     expectMismatch({ status: notification.status, body: (await notification.json()) as Record<string, unknown> }, null, "Mcp-Method");
     const ws = uniqueWorkspace("rh");
-    const batch = await fetch(new URL("/api/mcp", server.url), {
-      method: "POST",
-      headers: { ...HEADERS, "mcp-method": "tools/call" },
-      body: JSON.stringify([{ jsonrpc: "2.0", id: 1, method: "tools/call", params: upsert(ws, "Batched") }]),
-    });
-    expect(batch.status).toBe(200);
-    await batch.arrayBuffer();
+    const batchOf = (name: string) => JSON.stringify([{ jsonrpc: "2.0", id: 1, method: "tools/call", params: upsert(ws, name) }]);
+    // One header cannot describe several calls, so a gateway's decision on it would not be a decision about what runs.
+    const headers: Record<string, string>[] = [
+      { "mcp-method": "tools/call" },
+      { "mcp-name": "read_graph" },
+      { "mcp-param-workspace": "elsewhere" },
+    ];
+    for (const header of headers) {
+      const refused = await fetch(new URL("/api/mcp", server.url), {
+        method: "POST",
+        headers: { ...HEADERS, ...header },
+        body: batchOf("Smuggled"),
+      });
+      expectMismatch({ status: refused.status, body: (await refused.json()) as Record<string, unknown> }, null, "JSON-RPC batch");
+    }
+    expect(await entityNames(ws)).toEqual([]);
+    const served = await fetch(new URL("/api/mcp", server.url), { method: "POST", headers: HEADERS, body: batchOf("Batched") });
+    expect(served.status).toBe(200);
+    await served.arrayBuffer();
     expect(await entityNames(ws)).toEqual(["Batched"]);
   });
 });

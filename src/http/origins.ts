@@ -25,6 +25,7 @@ const MCP_REQUEST_HEADERS = [
   "Mcp-Session-Id",
   "Last-Event-ID",
   "Mcp-Method",
+  "Mcp-Param-Workspace",
   "Mcp-Name",
 ];
 /** Response headers a browser client must be able to read: the transport's, and the 401 challenge that starts discovery. */

@@ -17,8 +17,8 @@ const WORKSPACE_HEADER = `Mcp-Param-${WORKSPACE_PARAM_HEADER}`;
  * body's value, before any server is built.
  *
  * - `Mcp-Method` and `Mcp-Name`: on a 2025-era request, as the SDK checks them on 2026-07-28 requests (there the SDK's
- *   entry does it). Absent headers are fine (2025 clients send none); a batch is not checked, since one header cannot
- *   name several methods.
+ *   entry does it). Absent headers are fine (2025 clients send none). A batch that carries any routing header is refused:
+ *   one header cannot describe several calls.
  * - `Mcp-Param-Workspace`: every tool declares its `workspaceName` as this header (`x-mcp-header`, src/mcp/schemas.ts), so
  *   a 2026-07-28 client sends it with a tools/call that names a workspace, as the revision requires, and the server refuses
  *   such a call without it: but only for a tool this connection lists, since a client learns the header from the listing
@@ -26,18 +26,35 @@ const WORKSPACE_HEADER = `Mcp-Param-${WORKSPACE_PARAM_HEADER}`;
  *   a 2025-era client need not send it. The SDK's entry checks these headers only for its high-level McpServer, so this
  *   server does it itself.
  */
-export function headersDisagree(
+export function headerMismatchResponse(
   request: Request,
   message: unknown,
   era: "legacy" | "modern",
   listed: (tool: string) => boolean = () => false,
 ): Response | undefined {
+  if (Array.isArray(message)) return batchWithRoutingHeaders(request);
   if (!isJSONRPCRequest(message) && !isJSONRPCNotification(message)) return undefined;
   const id = isJSONRPCRequest(message) ? message.id : null;
   if (era === "legacy") return routingHeadersDisagree(request, message, id) ?? workspaceHeaderDisagrees(request, message, id, false);
   const tool = message.params?.name;
   return workspaceHeaderDisagrees(request, message, id, typeof tool === "string" && listed(tool));
 }
+
+/**
+ * A JSON-RPC batch (2025 era only: the 2026-07-28 revision has none) that carries a routing header: one header cannot speak
+ * for several calls, and a gateway deciding on it would decide for all of them. No client sends both, so it is refused.
+ */
+function batchWithRoutingHeaders(request: Request): Response | undefined {
+  const sent = [...request.headers.keys()].find((name) => ROUTING_HEADER.test(name));
+  if (sent === undefined) return undefined;
+  return headerMismatch(
+    null,
+    sent,
+    `the body is a JSON-RPC batch, which routing headers (${sent} here) cannot describe; send each call on its own`,
+  );
+}
+
+const ROUTING_HEADER = /^mcp-(method|name|param-.+)$/i;
 
 type Message = { method: string; params?: Record<string, unknown> | undefined };
 

@@ -1,6 +1,7 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 
 import type { Access, Principal } from "../domain/model/access.js";
+import { derivedKey } from "../domain/model/derivedKey.js";
 
 /**
  * The viewer's session cookie (docs/viewer.md#sessions): a credential sent once as a header is exchanged for a short-lived
@@ -28,7 +29,7 @@ export interface ViewSession {
 
 /** The session key: HMAC(cursor key, "view-session"), so a session token can never pass as a cursor or the reverse. */
 export function sessionKeyFrom(cursorKey: Uint8Array): Buffer {
-  return createHmac("sha256", cursorKey).update("view-session").digest();
+  return derivedKey(cursorKey, "view-session");
 }
 
 const sign = (key: Uint8Array, payload: string) => createHmac("sha256", key).update(payload).digest();

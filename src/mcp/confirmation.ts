@@ -1,4 +1,4 @@
-import { createHash, createHmac, randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 
 import {
   CLIENT_CAPABILITIES_META_KEY,
@@ -6,11 +6,13 @@ import {
   inputRequired,
   type InputRequiredResult,
   inputResponse,
+  PROTOCOL_VERSION_META_KEY,
   type RequestStateCodec,
   type ServerContext,
 } from "@modelcontextprotocol/server";
 import { z } from "zod";
 
+import { derivedKey } from "../domain/model/derivedKey.js";
 import { ConflictError, ValidationError } from "../domain/model/errors.js";
 import type { Services } from "../domain/services/services.js";
 
@@ -134,6 +136,9 @@ export function confirmer(call: ConfirmationCall): Confirm {
  */
 function canAskUser(ctx: ServerContext): boolean {
   const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+  // Only a 2026-07-28 request can be answered with input_required: a 2025-era request that happens to carry some
+  // envelope keys (without the protocol version that makes it 2026-era) is not asked.
+  if (envelope?.[PROTOCOL_VERSION_META_KEY] !== "2026-07-28") return false;
   const capabilities = envelope?.[CLIENT_CAPABILITIES_META_KEY] as { elicitation?: { form?: unknown; url?: unknown } } | undefined;
   const elicitation = capabilities?.elicitation;
   // An empty elicitation capability means form mode (the form-only revisions declared it so).
@@ -195,7 +200,7 @@ async function codec(call: ConfirmationCall): Promise<RequestStateCodec<SealedSt
   const shared = await call.confirmations.key();
   let known = codecs.get(shared);
   if (!known) {
-    const key = createHmac("sha256", shared).update("confirmation-state").digest();
+    const key = derivedKey(shared, "confirmation-state");
     codecs.set(shared, (known = createRequestStateCodec<SealedState>({ key, ttlSeconds: STATE_TTL_SECONDS })));
   }
   return known;
