@@ -73,6 +73,16 @@ describe("deployment package", () => {
     rmSync(unpacked, { recursive: true, force: true });
     expect(run.status).toBe(0);
     const registered = [...run.stderr.matchAll(/register function "([^"]+)"/g)].map((m) => m[1]).sort();
-    expect(registered).toEqual(["health", "mcp", "protectedResourceMetadata", "ready", "viewer", "viewerAssets", "workspaceMcp"]);
+    expect(registered).toEqual([
+      "health",
+      "mcp",
+      "mcpReadOnly",
+      "protectedResourceMetadata",
+      "ready",
+      "viewer",
+      "viewerAssets",
+      "workspaceMcp",
+      "workspaceMcpReadOnly",
+    ]);
   });
 });
