@@ -21,9 +21,14 @@ export function listen(handler: FetchHandler, options: { host: string; port: num
         url: `http://${host}:${info.port}`,
         close: () =>
           new Promise<void>((done) => {
-            server.close(() => done());
-            // Idle keep-alive sockets would hold close() open; in-flight requests still finish.
-            if ("closeIdleConnections" in server) server.closeIdleConnections();
+            // In-flight requests still finish; each keep-alive socket is closed as soon as it is idle, checked until all are
+            // (one that turns idle later would otherwise hold close() open for the whole keep-alive).
+            const drain = setInterval(() => http.closeIdleConnections(), 50);
+            server.close(() => {
+              clearInterval(drain);
+              done();
+            });
+            http.closeIdleConnections();
           }),
       });
     });
