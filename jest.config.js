@@ -15,7 +15,8 @@ const common = {
 export default {
   testTimeout: 60000,
   projects: [
-    { ...common, displayName: "unit", testMatch: ["<rootDir>/test/unit/**/*.test.ts"] },
+    // The unit tier needs no storage, but the local embedder needs the word-vector model the build makes (skipped when current).
+    { ...common, displayName: "unit", testMatch: ["<rootDir>/test/unit/**/*.test.ts"], globalSetup: "<rootDir>/scripts/wordVectors.mjs" },
     {
       ...common,
       displayName: "storage",

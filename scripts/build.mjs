@@ -9,6 +9,8 @@ import { existsSync, mkdirSync, readdirSync, statSync, utimesSync, writeFileSync
 import { join } from "node:path";
 import { argv, cwd, execPath } from "node:process";
 
+import ensureWordVectors from "./wordVectors.mjs";
+
 const ROOT = cwd();
 const STAMP = join(ROOT, "dist", ".build-stamp");
 const INPUT_FOLDERS = ["src", "test", "bench", "scripts"];
@@ -33,6 +35,9 @@ function upToDate() {
   const built = statSync(STAMP).mtimeMs;
   return [...INPUT_FOLDERS, ...INPUT_FILES].every((input) => newest(join(ROOT, input)) < built);
 }
+
+// The word-vector model (dist/model/word-vectors.bin) has its own check, on what it is built from: see wordVectors.mjs.
+ensureWordVectors({ force: argv.includes("--force-model") });
 
 if (argv.includes("--force") || !upToDate()) {
   // The stamp is written with the time the build started, so an edit made while it runs still counts as newer.

@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { createRequire } from "node:module";
 import { createServer } from "node:net";
 
@@ -144,6 +144,8 @@ export async function startAzuriteProcess(options: { port?: number; location?: s
 
 /** jest globalSetup: one in-memory Azurite for the whole run; test files isolate themselves by workspace. */
 export default async function globalSetup(): Promise<void> {
+  // The local embedder's word-vector model (scripts/wordVectors.mjs; a no-op when the binary is current).
+  execFileSync(process.execPath, [new URL("../../scripts/wordVectors.mjs", import.meta.url).pathname], { stdio: "inherit" });
   const azurite = await startAzuriteProcess();
   process.env.TEST_STORAGE_CONNECTION_STRING = azurite.connectionString;
   // Names this run for test/support/build.ts (compile once per run, whichever test file asks first).
