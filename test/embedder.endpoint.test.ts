@@ -298,6 +298,12 @@ describe("settings", () => {
     const keyed = readSettings({ ...base, MEMORY_EMBEDDINGS_API_KEY: "k", MEMORY_EMBEDDINGS_API_VERSION: "2024-06-01" }, "cli").embeddings;
     expect(keyed).toMatchObject({ apiKey: "k", apiVersion: "2024-06-01" });
     expect((keyed as { token?: unknown }).token).toBeUndefined();
+    // Azure's OpenAI-compatible path on an Azure host: the identity too; any other host without a key: no credential at all.
+    const v1 = readSettings({ ...base, MEMORY_EMBEDDINGS_ENDPOINT: "https://acct.openai.azure.com/openai/v1" }, "cli").embeddings;
+    expect(typeof (v1 as { token?: unknown }).token).toBe("function");
+    const elsewhere = readSettings({ ...base, MEMORY_EMBEDDINGS_ENDPOINT: "https://embed.example/v1" }, "cli").embeddings;
+    expect(elsewhere).not.toHaveProperty("token");
+    expect(elsewhere).not.toHaveProperty("apiKey");
   });
 
   test("invalid combinations are reported together, each naming its setting", () => {

@@ -45,7 +45,7 @@ export const DEFAULT_PORT = 7071;
 export const DEFAULT_AZURITE_FOLDER = ".azurite";
 
 const AUTH_METHODS = ["none", "keys", "entra"] as const;
-export const EMBEDDING_KINDS = ["local", "endpoint", "off"] as const;
+const EMBEDDING_KINDS = ["local", "endpoint", "off"] as const;
 const MILLISECONDS = "a whole number of milliseconds, at least 1";
 const HTTPS_URL = "an https URL (http only on a loopback address)";
 

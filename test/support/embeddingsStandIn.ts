@@ -9,7 +9,7 @@ import type { AddressInfo } from "node:net";
  * It checks what it is sent and refuses like a service would. Its vectors stand in for another model: a hashed bag of words
  * (each word adds ±1 at a dimension chosen by its hash), scaled so that they are not unit length; it never calls our code.
  */
-export type Fault =
+type Fault =
   | { status: number; retryAfter?: string; retryAfterMs?: string; message?: string }
   | { wrongCount: true }
   | { wrongDimensions: true }
@@ -33,7 +33,7 @@ export interface StandInOptions {
   maxInputs?: number;
 }
 
-export interface Received {
+interface Received {
   path: string;
   headers: IncomingMessage["headers"];
   body: { input?: unknown; model?: unknown; dimensions?: unknown };
