@@ -50,13 +50,17 @@ export const DEFAULT_AZURE_API_VERSION = "2024-10-21";
 /** The Entra scope of Azure OpenAI's data plane (Cognitive Services). */
 export const AZURE_OPENAI_SCOPE = "https://cognitiveservices.azure.com/.default";
 
+/**
+ * A failing batch gives up within (maxRetries + 1) × timeoutMs plus the waits: about 32 s, like a failing storage request
+ * (docs/reliability.md#how-long-a-failing-call-takes), well inside one MCP request's deadline.
+ */
 const DEFAULT_TUNING: EndpointTuning = {
   batchSize: 64,
   maxInputChars: 8000,
   concurrency: 4,
-  timeoutMs: 30_000,
-  maxRetries: 3,
-  maxRetryDelayMs: 20_000,
+  timeoutMs: 10_000,
+  maxRetries: 2,
+  maxRetryDelayMs: 10_000,
   sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
 };
 
