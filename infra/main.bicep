@@ -6,9 +6,11 @@
 //   ├─ Cosmos DB for Table          only when tableBackend = 'cosmos' (app/cosmos.bicep)
 //   ├─ Log Analytics + App Insights Entra-only ingestion (app/monitoring.bicep)
 //   ├─ role assignments             least privilege for the identity (app/rbac.bicep)
+//   ├─ (an existing Azure OpenAI)   only when openAiAccountName is set: the identity may call it (app/openai.bicep)
 //   └─ Flex Consumption plan + Function App, with every app setting (app/api.bicep)
 //
-// No secret is created or stored anywhere: every connection is by identity.
+// No secret is created or stored anywhere: every connection is by identity (an embeddings API key is
+// stored only if you give one instead of naming an Azure OpenAI account).
 // Subscription scope so that the resource group is part of the template.
 //
 // Parameters are set per environment with `azd env set <VAR> <value>`;
@@ -113,6 +115,41 @@ param memoryAllowedOrigins string = ''
 @description('MEMORY_TOOLSETS: the tool groups a connection gets by default, comma-separated (core, graph, tags). Empty: every group. Clients narrow them with ?toolsets= on the MCP URL.')
 param memoryToolsets string = ''
 
+// ---- search by meaning (MEMORY_EMBEDDINGS_*) ---------------------------------------------
+// All empty: the packaged local model, no service. Naming an Azure OpenAI account grants the app's identity
+// "Cognitive Services OpenAI User" on it and points MEMORY_EMBEDDINGS_ENDPOINT at it, so no key is needed.
+
+@description('MEMORY_EMBEDDINGS: local, endpoint or off. Empty: endpoint when an endpoint or account is given, else local.')
+@allowed([
+  ''
+  'local'
+  'endpoint'
+  'off'
+])
+param memoryEmbeddings string = ''
+
+@description('Name of an existing Azure OpenAI account whose embeddings deployment the app calls with its identity. Empty: none.')
+param openAiAccountName string = ''
+
+@description('Resource group of that account. Empty: the one this template creates.')
+param openAiResourceGroup string = ''
+
+@description('MEMORY_EMBEDDINGS_ENDPOINT. Empty: the named Azure OpenAI account\'s endpoint, if any.')
+param memoryEmbeddingsEndpoint string = ''
+
+@description('MEMORY_EMBEDDINGS_MODEL: the model, or the Azure OpenAI deployment name.')
+param memoryEmbeddingsModel string = ''
+
+@description('MEMORY_EMBEDDINGS_DIMENSIONS: vector length, as text. Empty: the model\'s own.')
+param memoryEmbeddingsDimensions string = ''
+
+@description('MEMORY_EMBEDDINGS_API_VERSION (Azure OpenAI). Empty: the app\'s default.')
+param memoryEmbeddingsApiVersion string = ''
+
+@secure()
+@description('MEMORY_EMBEDDINGS_API_KEY. Leave empty with an Azure OpenAI account: the identity is used instead.')
+param memoryEmbeddingsApiKey string = ''
+
 // ---- names --------------------------------------------------------------------
 
 var abbrs = loadJsonContent('abbreviations.json')
@@ -136,6 +173,7 @@ var useCosmos = tableBackend == 'cosmos'
 // Cosmos DB for Table data-plane endpoint (public cloud).
 var cosmosTableEndpoint = 'https://${names.cosmos}.table.cosmos.azure.com'
 var developerPrincipalId = grantDeployerDataAccess ? principalId : ''
+var useOpenAiAccount = !empty(openAiAccountName)
 
 // ---- resources ----------------------------------------------------------------
 
@@ -206,6 +244,18 @@ module rbac 'app/rbac.bicep' = {
   }
 }
 
+module openAi 'app/openai.bicep' = if (useOpenAiAccount) {
+  name: 'openai'
+  scope: resourceGroup(empty(openAiResourceGroup) ? names.resourceGroup : openAiResourceGroup)
+  params: {
+    accountName: openAiAccountName
+    appPrincipalId: identity.outputs.principalId
+  }
+  dependsOn: [
+    rg
+  ]
+}
+
 module api 'app/api.bicep' = {
   name: 'api'
   scope: rg
@@ -231,12 +281,19 @@ module api 'app/api.bicep' = {
     memoryEntraGrants: string(memoryEntraGrants)
     memoryAllowedOrigins: memoryAllowedOrigins
     memoryToolsets: memoryToolsets
+    memoryEmbeddings: memoryEmbeddings
+    memoryEmbeddingsEndpoint: !empty(memoryEmbeddingsEndpoint) ? memoryEmbeddingsEndpoint : (useOpenAiAccount ? openAi.outputs.endpoint : '')
+    memoryEmbeddingsModel: memoryEmbeddingsModel
+    memoryEmbeddingsDimensions: memoryEmbeddingsDimensions
+    memoryEmbeddingsApiVersion: memoryEmbeddingsApiVersion
+    memoryEmbeddingsApiKey: memoryEmbeddingsApiKey
   }
   // Grant data access before the app first starts, so its first requests are
   // not refused (role assignments can still take minutes to propagate).
   dependsOn: [
     rbac
     cosmos
+    openAi
   ]
 }
 

@@ -22,6 +22,9 @@
 //       AZURE_CLIENT_ID selecting the user-assigned identity.
 //   MEMORY_AUTH, MEMORY_API_KEYS, MEMORY_ENTRA_*, MEMORY_ALLOWED_ORIGINS, MEMORY_TOOLSETS
 //       the app: authentication and tool groups. An empty value means "unset".
+//   MEMORY_EMBEDDINGS, MEMORY_EMBEDDINGS_*
+//       the app: what embeds texts for search by meaning; all empty = the local model.
+//       Without an API key, an Azure OpenAI endpoint is called with AZURE_CLIENT_ID's identity.
 // Flex Consumption rejects FUNCTIONS_WORKER_RUNTIME, FUNCTIONS_EXTENSION_VERSION
 // and WEBSITE_RUN_FROM_PACKAGE; the runtime is set in functionAppConfig instead.
 
@@ -56,6 +59,14 @@ param memoryEntraGrants string
 param memoryAllowedOrigins string
 @description('MEMORY_TOOLSETS: default tool groups, comma-separated. Empty: every group.')
 param memoryToolsets string
+@description('MEMORY_EMBEDDINGS and the endpoint settings: empty values are unset (the local model).')
+param memoryEmbeddings string
+param memoryEmbeddingsEndpoint string
+param memoryEmbeddingsModel string
+param memoryEmbeddingsDimensions string
+param memoryEmbeddingsApiVersion string
+@secure()
+param memoryEmbeddingsApiKey string
 
 resource applicationInsights 'Microsoft.Insights/components@2020-02-02' existing = {
   name: applicationInsightsName
@@ -77,6 +88,12 @@ var appSettings = {
   MEMORY_ENTRA_GRANTS: memoryEntraGrants
   MEMORY_ALLOWED_ORIGINS: memoryAllowedOrigins
   MEMORY_TOOLSETS: memoryToolsets
+  MEMORY_EMBEDDINGS: memoryEmbeddings
+  MEMORY_EMBEDDINGS_ENDPOINT: memoryEmbeddingsEndpoint
+  MEMORY_EMBEDDINGS_MODEL: memoryEmbeddingsModel
+  MEMORY_EMBEDDINGS_DIMENSIONS: memoryEmbeddingsDimensions
+  MEMORY_EMBEDDINGS_API_VERSION: memoryEmbeddingsApiVersion
+  MEMORY_EMBEDDINGS_API_KEY: memoryEmbeddingsApiKey
 }
 
 resource plan 'Microsoft.Web/serverfarms@2024-04-01' = {

@@ -1,6 +1,7 @@
 import { ValidationError } from "../domain/model/errors.js";
 import { TOOLSETS, type Toolsets } from "../mcp/tool.js";
 import { parseToolsets } from "../mcp/toolsets.js";
+import { DEFAULT_AZURE_API_VERSION } from "../search/embedding/endpointEmbedder.js";
 import { apiKeyEntries, entraGrantList } from "./authSchemas.js";
 import { choiceList, json, matching, origin, originList, secureUrl, type SettingKind, text, textList, wholeNumber } from "./kinds.js";
 import { InvalidSettingsError, type SettingProblem } from "./problems.js";
@@ -44,8 +45,22 @@ export const DEFAULT_PORT = 7071;
 export const DEFAULT_AZURITE_FOLDER = ".azurite";
 
 const AUTH_METHODS = ["none", "keys", "entra"] as const;
+const EMBEDDING_KINDS = ["local", "endpoint", "off"] as const;
 const MILLISECONDS = "a whole number of milliseconds, at least 1";
 const HTTPS_URL = "an https URL (http only on a loopback address)";
+
+/** One word of `choices`, any case. */
+function oneOf<C extends string>(choices: readonly C[], expected: string): SettingKind<C> {
+  return {
+    expected,
+    parse(raw, name) {
+      const word = raw.toLowerCase();
+      return (choices as readonly string[]).includes(word)
+        ? { ok: true, value: word as C }
+        : { ok: false, issues: [{ expected, message: `${name}: '${raw}' is not ${expected}.` }] };
+    },
+  };
+}
 
 /** A MEMORY_TOOLSETS mistake reads as the ?toolsets= one does (the same parser serves both). */
 const toolsetList: SettingKind<Toolsets> = {
@@ -85,7 +100,7 @@ export const SETTINGS = {
     topic: "Storage",
     kind: text("a client id"),
     default: "—",
-    doc: "Client id of a user-assigned managed identity, used with `MEMORY_STORAGE_TABLE_ENDPOINT`.",
+    doc: "Client id of a user-assigned managed identity, used with `MEMORY_STORAGE_TABLE_ENDPOINT` and with an Azure OpenAI `MEMORY_EMBEDDINGS_ENDPOINT` called without an API key.",
   }),
   MEMORY_TABLE_NAME: setting({
     topic: "Storage",
@@ -216,6 +231,53 @@ export const SETTINGS = {
     doc:
       "Memory (estimated) the workspace indexes of one instance may hold ([Search](search.md#memory)); past it the least recently " +
       "used are dropped and rebuilt on their next use. `0` keeps only the index in use.",
+  }),
+  MEMORY_EMBEDDINGS: setting({
+    topic: "Tools and requests",
+    kind: oneOf(EMBEDDING_KINDS, "one of local, endpoint, off"),
+    default: "`endpoint` when `MEMORY_EMBEDDINGS_ENDPOINT` is set, else `local`",
+    doc:
+      "What turns texts into vectors for search by meaning ([Search](search.md)): `local`, the packaged word-vector model (no " +
+      "network); `endpoint`, an OpenAI-compatible embeddings endpoint (the settings below; its vectors are kept in the table); " +
+      "`off`, words and graph only.",
+  }),
+  MEMORY_EMBEDDINGS_ENDPOINT: setting({
+    topic: "Tools and requests",
+    kind: secureUrl(HTTPS_URL),
+    default: "—",
+    doc:
+      "The embeddings endpoint. An Azure OpenAI resource URL with no path (`https://acct.openai.azure.com`) is called as " +
+      "`{url}/openai/deployments/{deployment}/embeddings?api-version=…`; any other URL is an OpenAI-compatible base URL " +
+      "(`https://api.openai.com/v1`) called as `{url}/embeddings`.",
+  }),
+  MEMORY_EMBEDDINGS_MODEL: setting({
+    topic: "Tools and requests",
+    kind: text("a model name, or an Azure OpenAI deployment name"),
+    default: "—",
+    doc: "The model (OpenAI-compatible URL) or the deployment (Azure OpenAI resource URL). Changing it embeds every workspace again.",
+  }),
+  MEMORY_EMBEDDINGS_DIMENSIONS: setting({
+    topic: "Tools and requests",
+    kind: wholeNumber(1, "a whole number of dimensions from 1 to 8192", 8192),
+    default: "the model's own length (known for OpenAI's `text-embedding-3-small`, `-3-large`, `ada-002`)",
+    doc:
+      "Vector length, sent as the `dimensions` parameter (text-embedding-3 models shorten their vectors to it). Required for a " +
+      "model whose length is not known. Changing it embeds every workspace again.",
+  }),
+  MEMORY_EMBEDDINGS_API_KEY: setting({
+    topic: "Tools and requests",
+    kind: text("the endpoint's API key"),
+    default: "—",
+    doc:
+      "Sent as `api-key` to Azure OpenAI, as `Authorization: Bearer` elsewhere. Without it an Azure OpenAI endpoint is called " +
+      "with the app's managed identity (`AZURE_CLIENT_ID`; role Cognitive Services OpenAI User), others with no credential. " +
+      "Never shown in responses or reports.",
+  }),
+  MEMORY_EMBEDDINGS_API_VERSION: setting({
+    topic: "Tools and requests",
+    kind: matching(/^\d{4}-\d{2}-\d{2}(-preview)?$/, "an Azure OpenAI API version like 2024-10-21"),
+    default: `\`${DEFAULT_AZURE_API_VERSION}\``,
+    doc: "The `api-version` of an Azure OpenAI resource URL; only that URL shape takes one.",
   }),
   MEMORY_REQUEST_TIMEOUT_MS: setting({
     topic: "Tools and requests",

@@ -1,3 +1,5 @@
+import { createHash } from "node:crypto";
+
 import type { TagTarget } from "../../domain/ports/store.js";
 
 /**
@@ -20,7 +22,14 @@ import type { TagTarget } from "../../domain/ports/store.js";
  *   ~batch~{requestHash}                         an idempotent batch's marker (its first result)
  *   ~workspace                                   the workspace's registry row (registration, the index generation)
  *
- * Outside every workspace: ADMIN_PARTITION (workspace deletions) and CONFIRMATION_PARTITION (used confirmations).
+ * Outside every workspace: ADMIN_PARTITION (workspace deletions), CONFIRMATION_PARTITION (used confirmations), and one
+ * partition of kept vectors per workspace (vectorPartition):
+ *
+ *   PartitionKey ~vectors~{workspace}, RowKey {modelKey}~{textKey}    a remote model's vector of one text (vectorStore.ts)
+ *
+ * where modelKey is 16 hex characters of the model id's SHA-256 (model ids may hold "/", which keys forbid) and textKey the 32
+ * hex characters the index gives (src/search/vectors.ts textKey). Workspace names are [A-Za-z0-9._-] and never start with "~",
+ * so no workspace partition, nor ~admin or ~confirmations, is ever a vectors partition; one model's vectors are one range.
  *
  * "~" sorts after every GUID character, and "~o~" before "~r~" before "~t~", so one entity is one
  * contiguous range: the entity row, then its observations (each followed by its tag links), then its
@@ -59,7 +68,8 @@ export type RowKind =
   | "batch-marker"
   | "workspace"
   | "workspace-deletion"
-  | "confirmation";
+  | "confirmation"
+  | "vector";
 
 export const rowKey = {
   entity: (entityId: string) => entityId,
@@ -128,6 +138,22 @@ export const CONFIRMATION_PARTITION = "~confirmations";
 export const confirmationKey = (expiresAtMs: number, nonce: string): string => `${timeDigits(expiresAtMs)}${SEPARATOR}${nonce}`;
 /** Every used confirmation whose request state expired before `nowMs`. */
 export const expiredConfirmations = (nowMs: number): KeyRange => ({ from: "", to: timeDigits(nowMs) });
+
+/** The partition of one workspace's kept vectors (see the header). */
+export const vectorPartition = (workspace: string): string => `~vectors~${workspace}`;
+/** A model's key part: key-safe whatever the model id holds. */
+export const modelKey = (model: string): string => createHash("sha256").update(model, "utf8").digest("hex").slice(0, 16);
+const TEXT_KEY = /^[0-9a-f]{32}$/;
+/** One text's vector under one model. */
+export function vectorKey(model: string, textKey: string): string {
+  if (!TEXT_KEY.test(textKey)) throw new Error(`'${textKey}' is not a text key (32 lowercase hex characters).`);
+  return `${modelKey(model)}${SEPARATOR}${textKey}`;
+}
+/** Every vector of one model ("~" sorts after every hex character). */
+export const modelVectors = (model: string): KeyRange => ({
+  from: `${modelKey(model)}${SEPARATOR}`,
+  to: `${modelKey(model)}${SEPARATOR}${SEPARATOR}`,
+});
 
 function timeDigits(ms: number): string {
   return String(Math.max(0, Math.floor(ms))).padStart(EVENT_TIME_DIGITS, "0");

@@ -1,7 +1,7 @@
 import type { PipelinePolicy } from "@azure/core-rest-pipeline";
 import { TableClient, type TableServiceClientOptions } from "@azure/data-tables";
-import { DefaultAzureCredential, ManagedIdentityCredential, type TokenCredential } from "@azure/identity";
 
+import { azureCredential } from "../../config/azureIdentity.js";
 import type { Clock } from "../rows/clock.js";
 import { ConditionalDeletes, TableGateway, TableState } from "./gateway.js";
 import { RequestCounter } from "./requestCounter.js";
@@ -119,11 +119,6 @@ function noticeTableLoss(state: TableState): PipelinePolicy {
   };
 }
 
-function credentialFor(settings: Extract<StorageSettings, { kind: "identity" }>): TokenCredential {
-  // A user-assigned identity is selected by its client id; DefaultAzureCredential covers developers (az login).
-  return settings.clientId ? new ManagedIdentityCredential({ clientId: settings.clientId }) : new DefaultAzureCredential();
-}
-
 function isDevelopmentStorage(connectionString: string): boolean {
   return /UseDevelopmentStorage=true/i.test(connectionString) || /127\.0\.0\.1|localhost/i.test(connectionString);
 }
@@ -131,7 +126,7 @@ function isDevelopmentStorage(connectionString: string): boolean {
 function makeClient(settings: StorageSettings, options: TableServiceClientOptions): TableClient {
   switch (settings.kind) {
     case "identity":
-      return new TableClient(settings.endpoint, settings.tableName, credentialFor(settings), options);
+      return new TableClient(settings.endpoint, settings.tableName, azureCredential(settings.clientId), options);
     case "connectionString":
       return TableClient.fromConnectionString(settings.connectionString, settings.tableName, {
         ...options,

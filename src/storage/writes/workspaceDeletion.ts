@@ -3,7 +3,7 @@ import { odata, type TransactionAction } from "@azure/data-tables";
 import { forEachLimited } from "../../domain/model/concurrency.js";
 import { ConflictError } from "../../domain/model/errors.js";
 import { LIMITS } from "../../domain/model/limits.js";
-import { ownerOf, relationRowKeys, rowKey } from "../rows/keys.js";
+import { ownerOf, relationRowKeys, rowKey, vectorPartition } from "../rows/keys.js";
 import { kindOf, type StoredRow, tagPairOf, text } from "../rows/rows.js";
 import { CONCURRENCY, type TableGateway } from "../table/gateway.js";
 import { classifyStorageError, type StorageFailure, toMemoryError } from "../table/storageErrors.js";
@@ -68,6 +68,30 @@ export async function emptyPartition(gateway: TableGateway, workspace: string): 
     `Workspace '${workspace}' kept being written while it was deleted: ${deleted} rows were deleted, and rows written meanwhile ` +
       "remain (none half-deleted). Stop the writers and call delete_workspace again.",
   );
+}
+
+/**
+ * Deletes the workspace's kept vectors (rows/keys.ts vectorPartition), which hold what its texts meant: one key-only read, then
+ * transactions of 100. Nothing hangs off a vector and none is ever wrong (a row is a function of its model and text), so there
+ * is no race to settle: a vector an index saves meanwhile is the one a later workspace of that name would compute. Returns
+ * the rows deleted.
+ */
+export async function emptyVectors(gateway: TableGateway, workspace: string): Promise<number> {
+  const partitionKey = vectorPartition(workspace);
+  const keys = (await gateway.query(odata`PartitionKey eq ${partitionKey}`, ["RowKey"])).map((row) => text(row.rowKey));
+  const chunks: string[][] = [];
+  for (let i = 0; i < keys.length; i += LIMITS.batchOperations) chunks.push(keys.slice(i, i + LIMITS.batchOperations));
+  let deleted = 0;
+  await forEachLimited(chunks, CONCURRENCY, async (chunk) => {
+    try {
+      await gateway.transact(chunk.map((key) => ["delete", { partitionKey, rowKey: key }]));
+      deleted += chunk.length;
+    } catch (error) {
+      // Gone already (another deletion of this workspace): the next call finds what is left.
+      if (classifyStorageError(error) !== "not-found") throw toMemoryError(error);
+    }
+  });
+  return deleted;
 }
 
 /** The units that delete these rows, each row in exactly one. */
