@@ -1,9 +1,9 @@
 import { type Door, readSettings, type Settings } from "./config/settings.js";
 import { DEFAULT_INDEX_MAX_MB } from "./config/table.js";
 import type { CursorKeyProvider } from "./domain/model/cursor.js";
-import type { Embedder, VectorStore } from "./domain/ports/embedder.js";
 import { composeServices, type Services } from "./domain/services/services.js";
 import { loggingInstrument, type ToolCallLog, type ToolInstrument } from "./mcp/instrument.js";
+import { embedderFrom, type EmbeddingSettings } from "./search/embedding/choose.js";
 import { Meaning } from "./search/meaning.js";
 import { IndexRegistry } from "./search/registry.js";
 import { ScanningGraphIndex } from "./search/scanningIndex.js";
@@ -11,6 +11,7 @@ import { tableCursorKey } from "./storage/cursorKey.js";
 import { TableIndexSource } from "./storage/reads/indexSource.js";
 import { connectStorage, type StorageConnection } from "./storage/table/client.js";
 import { TableGraphStore } from "./storage/tableGraphStore.js";
+import { TableVectorStore } from "./storage/vectorStore.js";
 import { TableConfirmationStore } from "./storage/writes/confirmations.js";
 
 /**
@@ -51,7 +52,7 @@ export function runtimeFrom(settings: Settings, options: Omit<RuntimeOptions, "d
   return {
     settings,
     storage,
-    services: createServices(storage, { cursorKey, indexMaxBytes: settings.indexMaxBytes }),
+    services: createServices(storage, { cursorKey, indexMaxBytes: settings.indexMaxBytes, embeddings: settings.embeddings }),
     instrument,
     cursorKey,
   };
@@ -69,21 +70,20 @@ export function createServices(
     cursorKey = tableCursorKey(storage),
     indexMaxBytes = DEFAULT_INDEX_MAX_MB * 1024 * 1024,
     index = "kept",
-    embedder,
-    vectorStore,
+    embeddings = { kind: "local" },
   }: {
     cursorKey?: CursorKeyProvider;
     indexMaxBytes?: number;
     index?: "kept" | "scanning";
-    /** Search by meaning's model (docs/search.md#meaning); none turns it off. */
-    embedder?: Embedder;
-    /** Where a remote model's vectors are kept. */
-    vectorStore?: VectorStore;
+    /** Search by meaning's model (MEMORY_EMBEDDINGS, docs/search.md#meaning): the packaged one unless told otherwise. */
+    embeddings?: EmbeddingSettings;
   } = {},
 ): Services {
   const store = new TableGraphStore(storage);
   const source = new TableIndexSource(storage);
-  const meaning = embedder ? new Meaning(embedder, vectorStore) : undefined;
+  const embedder = embedderFrom(embeddings);
+  // A remote model's vectors are kept in storage, so a cold instance does not call the endpoint for the workspace again.
+  const meaning = embedder ? new Meaning(embedder, embedder.remote ? new TableVectorStore(storage.gateway) : undefined) : undefined;
   const graphIndex =
     index === "kept" ? new IndexRegistry(source, indexMaxBytes, meaning) : new ScanningGraphIndex(source, store.traversal, meaning);
   return composeServices({ store, index: graphIndex, cursorKey, confirmations: new TableConfirmationStore(storage.gateway) });
