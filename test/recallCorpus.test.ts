@@ -1,7 +1,7 @@
 import { describe, expect, test } from "@jest/globals";
 
-import { CORPUS_ENTITIES, CORPUS_QUERIES, CORPUS_RELATIONS } from "../bench/recall/corpus.js";
 import { contentStems, sharedContentWords } from "../bench/recall/contentWords.js";
+import { CORPUS_ENTITIES, CORPUS_QUERIES, CORPUS_RELATIONS } from "../bench/recall/corpus.js";
 import { ndcgAt, recallAt, reciprocalRank, scoreAll } from "../bench/recall/metrics.js";
 
 /** The corpus of `npm run bench:recall` and its metrics: pure, no storage. */
@@ -57,7 +57,9 @@ describe("the recall corpus", () => {
   });
 
   test("a keyword query shares a content word with at least one of its answers", () => {
-    const none = keywords.filter((query) => Object.keys(query.relevant).every((name) => sharedContentWords(query.query, textOf(name)).length === 0));
+    const none = keywords.filter((query) =>
+      Object.keys(query.relevant).every((name) => sharedContentWords(query.query, textOf(name)).length === 0),
+    );
     expect(none.map((query) => query.query)).toEqual([]);
   });
 });

@@ -17,10 +17,32 @@ const STOP_WORDS = new Set(
   ).split(" "),
 );
 
-const SUFFIXES = ["ations", "ation", "ingly", "ments", "ment", "ness", "ings", "ing", "ions", "ion", "ers", "er", "est", "edly", "ed", "ities", "ity", "ly", "ies", "es", "s"];
+const SUFFIXES = [
+  "ations",
+  "ation",
+  "ingly",
+  "ments",
+  "ment",
+  "ness",
+  "ings",
+  "ing",
+  "ions",
+  "ion",
+  "ers",
+  "er",
+  "est",
+  "edly",
+  "ed",
+  "ities",
+  "ity",
+  "ly",
+  "ies",
+  "es",
+  "s",
+];
 
 /** A greedy stem: the longest listed suffix cut (keeping at least 3 letters), then a final e or a doubled letter dropped. */
-export function greedyStem(term: string): string {
+function greedyStem(term: string): string {
   let word = term;
   for (const suffix of SUFFIXES) {
     if (word.endsWith(suffix) && word.length - suffix.length >= 3) {

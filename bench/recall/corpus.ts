@@ -4,12 +4,12 @@
  * runbooks, with the relations between them), and the queries an agent asks of it with judged answers. Written for the
  * project by hand, not tuned to any model; test/recallCorpus.test.ts checks its counts and the paraphrase property.
  */
-import { type AuthoredEntity } from "./corpus/types.js";
 import { CUSTOMERS, PROJECTS, RUNBOOKS, VENDORS } from "./corpus/business.js";
 import { DECISIONS, INCIDENTS } from "./corpus/events.js";
 import { PEOPLE, TEAMS } from "./corpus/people.js";
 import { KEYWORD_QUERIES, PARAPHRASE_QUERIES } from "./corpus/queries.js";
 import { DATABASES, SERVICES } from "./corpus/systems.js";
+import { type AuthoredEntity } from "./corpus/types.js";
 
 export type { JudgedQuery, QueryKind } from "./corpus/queries.js";
 
