@@ -29,12 +29,13 @@ const REPO = fileURLToPath(new URL("../../", import.meta.url));
 const WORKSPACE = "recall";
 const TABLE = "benchrecall";
 
-const USAGE = `npm run bench:recall -- [--entities N[,N…]] [--skip-latency] [--seed mcp|cli] [--out FILE]
+const USAGE = `npm run bench:recall -- [--entities N[,N…]] [--skip-latency] [--seed mcp|cli] [--modes M[,M…]] [--out FILE]
 
   --entities      workspace sizes for the latency runs: the corpus plus generated distractors (default 1000,10000)
   --skip-latency  quality on the corpus only
   --seed          how the latency workspaces are seeded: mcp (create_entities in bulk, as bench:search) or cli (the CLI's
                   import into the same table); default: both at the first size, timed, then the faster one
+  --modes         which of words, meaning, hybrid to run (default: every one the server answers)
   --out           the markdown report (default bench/results/2026-12-02-recall.md)`;
 
 function options(argv: string[]) {
@@ -44,6 +45,7 @@ function options(argv: string[]) {
       entities: { type: "string" },
       "skip-latency": { type: "boolean" },
       seed: { type: "string" },
+      modes: { type: "string" },
       out: { type: "string" },
       help: { type: "boolean", short: "h" },
     },
@@ -55,9 +57,13 @@ function options(argv: string[]) {
     throw new Error(`--entities: whole numbers of at least the corpus' ${CORPUS_ENTITIES.length} entities.\n\n${USAGE}`);
   }
   if (values.seed !== undefined && values.seed !== "mcp" && values.seed !== "cli") throw new Error(`--seed: mcp or cli.\n\n${USAGE}`);
+  if (values.modes?.split(",").some((mode) => !(MODES as string[]).includes(mode))) {
+    throw new Error(`--modes: a comma-separated list of ${MODES.join(", ")}.\n\n${USAGE}`);
+  }
   return {
     sizes: values["skip-latency"] ? [] : sizes,
     seed: values.seed as "mcp" | "cli" | undefined,
+    modes: values.modes?.split(",") as Mode[] | undefined,
     out: values.out ?? join(REPO, "bench", "results", "2026-12-02-recall.md"),
   };
 }
@@ -90,13 +96,19 @@ async function main(): Promise<void> {
     const seedSeconds = (performance.now() - t0) / 1000;
     log(`seeded the corpus (${CORPUS_ENTITIES.length} entities, ${CORPUS_RELATIONS.length} relations) in ${seedSeconds.toFixed(1)} s`);
 
-    const modesSupported = await takesMode((args) => client.call<Hits>("search_entities", { workspaceName: WORKSPACE, limit: 1, ...args }));
-    const modes: readonly Mode[] = modesSupported ? MODES : ["words"];
+    const probe = (args: Record<string, unknown>) => client.call<Hits>("search_entities", { workspaceName: WORKSPACE, limit: 1, ...args });
+    const modesSupported = await takesMode(probe);
+    const modes: readonly Mode[] = (modesSupported ? await workingModes(probe) : (["words"] as const)).filter(
+      (mode) => !chosen.modes || chosen.modes.includes(mode),
+    );
+    const { embedding } = await client.call<{ embedding?: { model: string; remote: boolean } }>("get_stats", { workspaceName: WORKSPACE });
     if (!modesSupported) {
       notes.push(
         "This server's search_entities has no `mode` (an unknown argument is dropped, not refused): only today's search ran, " +
           'reported as "words" (BM25). Re-run once the hybrid search is on main.',
       );
+    } else if (!modes.includes("meaning")) {
+      notes.push('Search by meaning is off on this server (no model): "meaning" could not run, and "hybrid" fused words and graph only.');
     }
     const searchIn = (workspaceName: string) => async (query: string, mode: Mode) => {
       const answer = await client.call<Hits>("search_entities", { workspaceName, query, limit: 10, ...(modesSupported ? { mode } : {}) });
@@ -117,7 +129,7 @@ async function main(): Promise<void> {
         t0 = performance.now();
         if (via === "mcp")
           await seedInChunks((name, args) => client.call(name, { workspaceName: workspace, ...args }), entities, relations);
-        else await importFile(folder, seedVia ? workspace : `${workspace}-cli`, entities, relations, storageEnv);
+        else await importFile(folder, seedVia ? workspace : `${workspace}-cli`, entities, relations, storageEnv, log);
         seeding.push({ via, seconds: (performance.now() - t0) / 1000 });
         log(`seeded ${size} entities through ${via} in ${seeding.at(-1)!.seconds.toFixed(1)} s`);
       }
@@ -175,6 +187,7 @@ async function main(): Promise<void> {
         keyword: CORPUS_QUERIES.filter((query) => query.kind === "keyword").length,
       },
       modesSupported,
+      ...(embedding ? { model: `${embedding.model}${embedding.remote ? " (remote)" : ""}` } : {}),
       seedSeconds,
       quality,
       latency,
@@ -204,9 +217,22 @@ async function takesMode(search: (args: Record<string, unknown>) => Promise<Hits
     await search({ query: "checkout", mode: "no-such-mode" });
     return false;
   } catch {
-    await search({ query: "checkout", mode: "words" }); // a valid mode is taken: otherwise something else is wrong, and this throws
     return true;
   }
+}
+
+/** The modes this server answers: "meaning" is refused when the server has no model (MEMORY_EMBEDDINGS=off). */
+async function workingModes(search: (args: Record<string, unknown>) => Promise<Hits>): Promise<Mode[]> {
+  const working: Mode[] = [];
+  for (const mode of MODES) {
+    try {
+      await search({ query: "checkout", mode });
+      working.push(mode);
+    } catch (error) {
+      if (mode !== "meaning") throw error;
+    }
+  }
+  return working;
 }
 
 /** Seeds through the CLI's import (a server-memory JSONL file) into the server's table, in this process. */
@@ -216,6 +242,7 @@ async function importFile(
   entities: readonly CorpusEntity[],
   relations: readonly CorpusRelation[],
   storageEnv: Record<string, string>,
+  log: (line: string) => void,
 ): Promise<void> {
   const file = join(folder, `${workspace}.jsonl`);
   const lines = [

@@ -4,7 +4,9 @@
  * storage, no MCP: what the server's in-server time is made of besides the feed-tail read.
  */
 import type { EntityNode, Relation } from "../../src/domain/model/model.js";
-import type { EntitySearch, WorkspaceSnapshot } from "../../src/domain/ports/graphIndex.js";
+import type { Embedder } from "../../src/domain/ports/embedder.js";
+import type { WorkspaceSnapshot } from "../../src/domain/ports/graphIndex.js";
+import { Meaning } from "../../src/search/meaning.js";
 import { WorkspaceIndex } from "../../src/search/workspaceIndex.js";
 import { summarize } from "../lib/stats.js";
 import type { CorpusEntity, CorpusRelation, JudgedQuery } from "./corpus.js";
@@ -57,38 +59,49 @@ export function snapshotOf(entities: readonly CorpusEntity[], relations: readonl
 
 export interface InProcessRun {
   entities: number;
+  /** The model whose vectors the index keeps; absent when search by meaning was off. */
+  model?: string;
   buildMs: number;
-  /** The first search after the build (in hybrid mode: the index embeds what is pending first). */
+  /** The first search after the build: the index embeds every pending text first (a local model, inline), and the model loads. */
   firstSearchMs: number;
   estimatedBytes: number;
   latency: { mode: Mode; p50Ms: number; p99Ms: number; calls: number }[];
   quality: ModeQuality[];
 }
 
-/** Builds the index from the graph, then runs every query once per mode, timing each call. */
+/**
+ * Builds the index from the graph, then runs every query once per mode, timing each call as the server runs it
+ * (src/search/indexAnswers.ts): the query embedded, then the index's search; "words" embeds nothing.
+ */
 export async function measureInProcess(
   entities: readonly CorpusEntity[],
   relations: readonly CorpusRelation[],
   queries: readonly JudgedQuery[],
   modes: readonly Mode[],
+  embedder?: Embedder,
 ): Promise<InProcessRun> {
   const snapshot = snapshotOf(entities, relations);
+  const meaning = embedder ? new Meaning(embedder) : undefined;
   let started = performance.now();
-  const index = WorkspaceIndex.build(snapshot, undefined);
+  const index = WorkspaceIndex.build(snapshot, undefined, meaning ? { model: meaning.model } : {});
   const buildMs = performance.now() - started;
-  const run = (query: string, mode: Mode) => {
-    // `mode` goes through as search_entities hands it over; an index without modes ignores it (see the report's note).
-    const search: EntitySearch & { mode: Mode } = { query, mode };
-    return index.searchEntities(search, { limit: 10 }).hits.map((hit) => hit.entity.name);
+  const run = async (query: string, mode: Mode) => {
+    let vector: Float32Array | undefined;
+    if (mode !== "words" && meaning && index.vectors) {
+      const prepared = await meaning.prepare("recall", index.vectors, query);
+      if ("unavailable" in prepared) throw new Error(`The model is unavailable: ${prepared.unavailable}`);
+      vector = prepared.vector;
+    }
+    return index.searchEntities({ query, mode }, { limit: 10 }, vector).hits.map((hit) => hit.entity.name);
   };
   started = performance.now();
-  run("warm-up query that matches nothing in particular", "hybrid");
+  await run("warm-up query that matches nothing in particular", "hybrid");
   const firstSearchMs = performance.now() - started;
   const timings = new Map<Mode, number[]>(modes.map((mode) => [mode, []]));
   const quality = await measureQuality(
     async (query, mode) => {
       const t0 = performance.now();
-      const names = run(query, mode);
+      const names = await run(query, mode);
       timings.get(mode)!.push(performance.now() - t0);
       return names;
     },
@@ -97,6 +110,7 @@ export async function measureInProcess(
   );
   return {
     entities: entities.length,
+    ...(meaning ? { model: meaning.model } : {}),
     buildMs,
     firstSearchMs,
     estimatedBytes: index.estimatedBytes(),

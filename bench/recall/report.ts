@@ -18,6 +18,8 @@ export interface RecallReport {
   corpus: { entities: number; relations: number; queries: number; paraphrase: number; keyword: number };
   /** Whether the server's search_entities takes `mode`; without it only "words" (today's BM25) is measured. */
   modesSupported: boolean;
+  /** The server's embedding model (get_stats), when search by meaning is on. */
+  model?: string;
   seedSeconds: number;
   quality: ModeQuality[];
   latency: McpLatency[];
@@ -64,7 +66,7 @@ export function recallMarkdown(report: RecallReport): string {
       `${corpus.queries} judged queries: ${corpus.paraphrase} paraphrases (no content word shared with any judged answer, ` +
       `checked by test/recallCorpus.test.ts) and ${corpus.keyword} keyword queries. Seeded into one workspace through MCP ` +
       `(create_entities, create_relations) in ${report.seedSeconds.toFixed(1)} s; every query runs through search_entities ` +
-      "(limit 10) in each mode.",
+      `(limit 10) in each mode. Model: ${report.model ?? "none (search by meaning off)"}.`,
     "",
     "## Quality",
     "",
