@@ -251,13 +251,18 @@ async function importFile(
   ];
   await writeFile(file, `${lines.join("\n")}\n`);
   const sink = new Writable({ write: (_chunk, _encoding, done) => done() });
-  const code = await runCli(["import", "-w", workspace, file], {
-    stdout: sink,
-    stderr: process.stderr,
-    env: { ...process.env, ...storageEnv },
-    cwd: dirname(file),
-  });
-  if (code !== 0) throw new Error(`central-memory import exited with ${code}`);
+  // An import that fails part way (a loaded Azurite times out) is run again: it skips what it already wrote.
+  for (let attempt = 1; ; attempt++) {
+    const code = await runCli(["import", "-w", workspace, file], {
+      stdout: sink,
+      stderr: process.stderr,
+      env: { ...process.env, ...storageEnv },
+      cwd: dirname(file),
+    });
+    if (code === 0) return;
+    if (attempt === 3) throw new Error(`central-memory import exited with ${code}, three times`);
+    log(`import exited with ${code}; running it again (it skips what is written)`);
+  }
 }
 
 main().catch((error: unknown) => {
