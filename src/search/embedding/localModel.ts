@@ -155,20 +155,22 @@ export class WordVectorEmbedder implements Embedder {
 
   /** SIF: the weighted sum of the text's known words (the common component was removed from each at build time), unit length. */
   private vectorOf(model: LoadedModel, text: string): Float32Array {
-    const sum = new Float64Array(DIMENSIONS);
+    // Plain number[] accumulators with in-range indexes (every word has DIMENSIONS codes): the hot loop of a cold index.
+    const sum: number[] = new Array<number>(DIMENSIONS).fill(0);
+    const { codes } = model;
     for (const term of termsOf(text)) {
       const i = lookup(model, term);
       if (i === undefined) continue;
-      const factor = (model.weight[i] ?? 0) * (model.scale[i] ?? 0);
+      const factor = (model.weight[i] as number) * (model.scale[i] as number);
       const base = i * DIMENSIONS;
-      for (let d = 0; d < DIMENSIONS; d += 1) sum[d] = (sum[d] ?? 0) + factor * (model.codes[base + d] ?? 0);
+      for (let d = 0; d < DIMENSIONS; d += 1) sum[d] = (sum[d] as number) + factor * (codes[base + d] as number);
     }
     let norm = 0;
-    for (let d = 0; d < DIMENSIONS; d += 1) norm += (sum[d] ?? 0) ** 2;
+    for (const x of sum) norm += x * x;
     const vector = new Float32Array(DIMENSIONS);
     if (norm === 0) return vector;
     const inverse = 1 / Math.sqrt(norm);
-    for (let d = 0; d < DIMENSIONS; d += 1) vector[d] = (sum[d] ?? 0) * inverse;
+    sum.forEach((x, d) => (vector[d] = x * inverse));
     return vector;
   }
 }
