@@ -41,8 +41,12 @@ const FORMAT = 2;
  * 150k is the knee: 6 points for the last 6 MB, where all of the rest would buy 6 more for 20 MB.
  */
 const VOCABULARY = 150_000;
-/** SIF's a: 1e-3 is the paper's recommended value for weights from word frequencies. */
-const SIF_A = 1e-3;
+/**
+ * SIF's a. The paper recommends 1e-3 to 1e-4 for weights from counted frequencies; these come from Zipf's law over ranks, and
+ * on the judged corpus (npm run bench:recall) hybrid recall@5 on paraphrase queries was 23.8% at 1e-4, 25.5% at 1e-3,
+ * 27.6% at 3e-3, 26.8% at 5e-3 and 27.0% at 1e-2 (docs/search.md#recall-measured).
+ */
+const SIF_A = 3e-3;
 /** The JSON parses into ~1 GB of heap; the child that reduces it gets room for that. */
 const REDUCER_HEAP_MB = 3072;
 

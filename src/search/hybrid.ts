@@ -9,19 +9,19 @@ import type { HitExplanation } from "../domain/ports/graphIndex.js";
 export const FUSION = {
   /** The usual RRF constant: it damps the difference between the first few ranks. */
   k: 60,
-  weights: { words: 1, meaning: 1, graph: 0.5 },
+  weights: { words: 2, meaning: 1.5, graph: 0.5 },
   /**
    * The least cosine similarity at which the meaning ranker counts an entity as found: below it, texts share little more
    * than being English.
    */
-  meaningFloor: 0.3,
+  meaningFloor: 0.2,
   /** How many of the meaning ranker's nearest entities take part (the rest are too far to help). */
   meaningDepth: 50,
   /**
    * A words hit counts (coverage)^coveragePower of its weight, coverage being the share of the query's terms it matched: a
    * hit on one common word of a question phrased in other words is weak evidence, a hit on all of them strong.
    */
-  coveragePower: 1,
+  coveragePower: 2,
   /** The fused hits whose neighbours the graph ranker ranks. */
   graphSeeds: 5,
 } as const;

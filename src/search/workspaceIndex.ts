@@ -17,9 +17,9 @@ import type {
 import type { TraversalPort } from "../domain/rules/navigation.js";
 import { type SearchText, searchTextOf, substringRank } from "../domain/rules/search.js";
 import { statsOf, tagsCarriedBy, tagUsageOf } from "./graphStats.js";
-import { FUSION, fuse, type GraphEdge } from "./hybrid.js";
+import { fuse, FUSION, type GraphEdge } from "./hybrid.js";
 import { type EstimatedGraph, MemoryEstimate } from "./memoryEstimate.js";
-import { normalizedText, searchTerm, searchTermsOf, tokenize } from "./text.js";
+import { normalizedText, searchForms, searchTerm, tokenize } from "./text.js";
 import { nameText, VectorSpace } from "./vectors.js";
 
 /** One entity as the index holds it: as the fold holds it (domain/feed/fold.ts). */
@@ -52,8 +52,8 @@ export class WorkspaceIndex {
     fields: ["name", "entityType", "observations"],
     tokenize,
     // Words first (docs/search.md#search_entities): stemmed, stop words dropped, in the index and in queries alike.
-    processTerm: searchTerm,
-    searchOptions: { tokenize, processTerm: searchTerm },
+    processTerm: searchForms,
+    searchOptions: { tokenize, processTerm: searchForms },
   });
   /** search_nodes' lower-cased text of an entity, made on first use and dropped when the fold touches it. */
   private readonly lowered = new Map<string, SearchText>();
@@ -244,9 +244,9 @@ export class WorkspaceIndex {
           similarity,
           ...(text > 0 ? { observation: this.vectors!.textOf(id, text)! } : {}),
         }));
-        const queryTerms = new Set(searchTermsOf(query)).size || 1;
+        const queryWords = wordsOf(query);
         ranked = fuse(
-          words.map(({ item, score, result }) => ({ id: item.id, score, coverage: Math.min(1, result.queryTerms.length / queryTerms) })),
+          words.map(({ item, score, result }) => ({ id: item.id, score, coverage: coverageOf(queryWords, result.queryTerms) })),
           nearest,
           (id) => this.edgesOf(id),
           (id) => admits(this.graph.entities.get(id)!),
@@ -276,7 +276,8 @@ export class WorkspaceIndex {
       const terms = new Set(Object.keys(result?.match ?? {}));
       const fields = new Set<Field>(Object.values(result?.match ?? {}).flat() as Field[]);
       const matchedObservations = contentsOf(item).filter(
-        (content) => content === nearest || (result !== undefined && searchTermsOf(content).some((t) => terms.has(t))),
+        (content) =>
+          content === nearest || (result !== undefined && tokenize(content).some((word) => searchForms(word)?.some((t) => terms.has(t)))),
       );
       return {
         entity: entityOf(item),
@@ -428,6 +429,21 @@ const contentsOf = (item: Item): string[] => [...item.observations.values()];
 const textsOf = (item: Item): string[] => [nameText(item.name, item.entityType), ...contentsOf(item)];
 
 const round = (value: number) => Math.round(value * 1000) / 1000;
+
+/** The query's words that are not stop words, each as the terms it is looked up by (searchForms). */
+function wordsOf(query: string): string[][] {
+  return tokenize(query).flatMap((word) => {
+    const forms = searchForms(word);
+    return forms ? [forms] : [];
+  });
+}
+
+/** The share of the query's words a hit matched (in any of their forms; MiniSearch lists the query terms that matched). */
+function coverageOf(queryWords: readonly string[][], matched: readonly string[]): number {
+  if (queryWords.length === 0) return 1;
+  const found = new Set(matched);
+  return queryWords.filter((forms) => forms.some((form) => found.has(form))).length / queryWords.length;
+}
 
 /** One hit on its way to a page: what each ranker said of it. */
 interface Ranked {
