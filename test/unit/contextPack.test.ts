@@ -59,6 +59,22 @@ describe("packContext", () => {
     expect(pack.omitted).toEqual({ entity: 1, observation: 1, relation: 0, event: 0 });
   });
 
+  test("an item never ranks above what it requires, and one requiring a missing key is left out", () => {
+    const relation: ContextCandidate = {
+      source: { kind: "relation", id: "r", from: "A", relationType: "knows", to: "B" },
+      text: "A -[knows]-> B",
+      relevance: 0.9,
+      requires: [entityKey("A"), entityKey("B")],
+    };
+    const pack = packContext([relation, entity("A", 1), entity("B", 0.1), observation("Gone", "orphan", 1)], 1000);
+    expect(pack.items.map((item) => [contextKey(item.source), item.relevance])).toEqual([
+      ["entity:A", 1],
+      ["entity:B", 0.1],
+      ["relation:r", 0.1],
+    ]);
+    expect(pack.omitted.observation).toBe(1);
+  });
+
   test("property: never over budget, no key twice, every requirement packed first, brief within 4 chars a token", () => {
     const candidate = fc.oneof(
       fc

@@ -28,6 +28,8 @@ export interface ContextCandidate {
 }
 
 export interface ContextItem extends ContextCandidate {
+  /** Here the rank relevance: the least of the item's own and that of everything it requires. */
+  relevance: number;
   /** itemTokens(text). */
   tokens: number;
 }
@@ -76,9 +78,10 @@ export function contextKey(source: ContextSource): string {
 }
 
 /**
- * Packs candidates into maxTokens: deduplicated (the most relevant copy of each key stays), ranked by relevance (ties
- * keep the candidates' order), then taken greedily: an item that does not fit, or whose required items were not taken,
- * is left out and smaller ones after it may still fit.
+ * Packs candidates into maxTokens: deduplicated (the most relevant copy of each key stays), ranked, then taken greedily:
+ * an item that does not fit, or whose required items were not taken, is left out, and smaller ones after it may still
+ * fit. An item never ranks above what it requires: its rank relevance is the least of its own and theirs (ties put the
+ * required item first), and an item requiring a key no candidate has is left out.
  */
 export function packContext(candidates: readonly ContextCandidate[], maxTokens: number): ContextPack {
   const best = new Map<string, { candidate: ContextCandidate; order: number }>();
@@ -87,7 +90,12 @@ export function packContext(candidates: readonly ContextCandidate[], maxTokens: 
     const seen = best.get(key);
     if (!seen || candidate.relevance > seen.candidate.relevance) best.set(key, { candidate, order: seen?.order ?? order });
   });
-  const ranked = [...best.entries()].sort(([, a], [, b]) => b.candidate.relevance - a.candidate.relevance || a.order - b.order);
+  const ranks = rankAfterRequirements(best);
+  const ranked = [...best.entries()].sort(([ka, a], [kb, b]) => {
+    const ra = ranks.get(ka)!;
+    const rb = ranks.get(kb)!;
+    return rb.relevance - ra.relevance || ra.depth - rb.depth || a.order - b.order;
+  });
   const omitted: Record<ContextKind, number> = { entity: 0, observation: 0, relation: 0, event: 0 };
   const taken = new Set<string>();
   const items: ContextItem[] = [];
@@ -101,9 +109,38 @@ export function packContext(candidates: readonly ContextCandidate[], maxTokens: 
     }
     taken.add(key);
     tokens += cost;
-    items.push({ ...candidate, tokens: cost });
+    items.push({ ...candidate, relevance: ranks.get(key)!.relevance, tokens: cost });
   }
   return { items, tokens, maxTokens, omitted };
+}
+
+/** Each key's rank relevance (the least along its requirements) and depth (1 + its deepest requirement's); -1 when unmeetable. */
+function rankAfterRequirements(
+  best: ReadonlyMap<string, { candidate: ContextCandidate }>,
+): Map<string, { relevance: number; depth: number }> {
+  const ranks = new Map<string, { relevance: number; depth: number }>();
+  const visiting = new Set<string>();
+  const rank = (key: string): { relevance: number; depth: number } => {
+    const known = ranks.get(key);
+    if (known) return known;
+    const entry = best.get(key);
+    // A missing requirement, or a cycle, can never be met: such items sort last and are left out.
+    if (!entry || visiting.has(key)) return { relevance: -1, depth: 0 };
+    visiting.add(key);
+    let relevance = entry.candidate.relevance;
+    let depth = 0;
+    for (const required of entry.candidate.requires ?? []) {
+      const r = rank(required);
+      relevance = Math.min(relevance, r.relevance);
+      depth = Math.max(depth, r.depth + 1);
+    }
+    visiting.delete(key);
+    const result = { relevance, depth };
+    ranks.set(key, result);
+    return result;
+  };
+  for (const key of best.keys()) rank(key);
+  return ranks;
 }
 
 /**
