@@ -1,8 +1,10 @@
 import { type Door, readSettings, type Settings } from "./config/settings.js";
 import { DEFAULT_INDEX_MAX_MB } from "./config/table.js";
 import type { CursorKeyProvider } from "./domain/model/cursor.js";
+import type { Embedder, VectorStore } from "./domain/ports/embedder.js";
 import { composeServices, type Services } from "./domain/services/services.js";
 import { loggingInstrument, type ToolCallLog, type ToolInstrument } from "./mcp/instrument.js";
+import { Meaning } from "./search/meaning.js";
 import { IndexRegistry } from "./search/registry.js";
 import { ScanningGraphIndex } from "./search/scanningIndex.js";
 import { tableCursorKey } from "./storage/cursorKey.js";
@@ -67,10 +69,22 @@ export function createServices(
     cursorKey = tableCursorKey(storage),
     indexMaxBytes = DEFAULT_INDEX_MAX_MB * 1024 * 1024,
     index = "kept",
-  }: { cursorKey?: CursorKeyProvider; indexMaxBytes?: number; index?: "kept" | "scanning" } = {},
+    embedder,
+    vectorStore,
+  }: {
+    cursorKey?: CursorKeyProvider;
+    indexMaxBytes?: number;
+    index?: "kept" | "scanning";
+    /** Search by meaning's model (docs/search.md#meaning); none turns it off. */
+    embedder?: Embedder;
+    /** Where a remote model's vectors are kept. */
+    vectorStore?: VectorStore;
+  } = {},
 ): Services {
   const store = new TableGraphStore(storage);
   const source = new TableIndexSource(storage);
-  const graphIndex = index === "kept" ? new IndexRegistry(source, indexMaxBytes) : new ScanningGraphIndex(source, store.traversal);
+  const meaning = embedder ? new Meaning(embedder, vectorStore) : undefined;
+  const graphIndex =
+    index === "kept" ? new IndexRegistry(source, indexMaxBytes, meaning) : new ScanningGraphIndex(source, store.traversal, meaning);
   return composeServices({ store, index: graphIndex, cursorKey, confirmations: new TableConfirmationStore(storage.gateway) });
 }

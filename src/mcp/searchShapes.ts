@@ -22,14 +22,40 @@ const hitEntity = z.object({
   ...authorshipFields,
 });
 
+const explanation = z.object({
+  words: z.object({ rank: z.number(), score: z.number() }).optional().describe("BM25 over names, types and observations."),
+  meaning: z
+    .object({
+      rank: z.number(),
+      similarity: z.number(),
+      observation: z.string().optional().describe("The entity's observation nearest the query; absent when its name was."),
+    })
+    .optional()
+    .describe("Vector similarity of the query to the entity's name and observations."),
+  graph: z
+    .object({
+      rank: z.number(),
+      via: z.object({ from: z.string(), relationType: z.string(), to: z.string() }),
+    })
+    .optional()
+    .describe("A neighbour of a strong hit: the relation that links them."),
+});
+
 export const entityHitsOutput = {
   workspaceName: z.string(),
   hits: z.array(
     z.object({
       entity: hitEntity,
-      score: z.number().describe("Relevance (BM25); higher is better. 0 when listing by filters alone."),
-      matchedFields: z.array(z.enum(["name", "entityType", "observations"])).describe("Where the query matched."),
-      matchedObservations: z.array(z.string()).describe("The observations that matched the query."),
+      score: z
+        .number()
+        .describe(
+          "Relevance, higher is better: the fused rank score in mode hybrid, BM25 in words, cosine similarity in meaning; 0 when listing by filters alone.",
+        ),
+      matchedFields: z.array(z.enum(["name", "entityType", "observations"])).describe("Where the query's words matched."),
+      matchedObservations: z
+        .array(z.string())
+        .describe("The observations that matched the query: by its words, or the one nearest its meaning."),
+      explain: explanation.optional().describe("With explain: true, which rankers found the hit, at what rank, and through what."),
     }),
   ),
   nextCursor: z.string().optional().describe("Present when more hits follow: pass it back as `cursor` with the same other arguments."),
@@ -38,7 +64,7 @@ export const entityHitsOutput = {
 export function toEntityHits(workspace: string, page: { hits: EntityHit[]; nextCursor?: string }, withTags: boolean) {
   return {
     workspaceName: workspace,
-    hits: page.hits.map(({ entity, score, matchedFields, matchedObservations, version }) => ({
+    hits: page.hits.map(({ entity, score, matchedFields, matchedObservations, version, explain }) => ({
       entity: {
         id: entity.id,
         name: entity.name,
@@ -53,6 +79,7 @@ export function toEntityHits(workspace: string, page: { hits: EntityHit[]; nextC
       score,
       matchedFields,
       matchedObservations,
+      ...(explain ? { explain } : {}),
     })),
     ...(page.nextCursor !== undefined ? { nextCursor: page.nextCursor } : {}),
   };

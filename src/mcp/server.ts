@@ -49,7 +49,13 @@ export interface McpContext {
 
 const INSTRUCTIONS =
   "Shared, durable team memory: a knowledge graph of entities (with observations) and relations, partitioned into workspaces. " +
-  "Record facts with create_entities, add_observations or upsert_entity; link entities with create_relations or upsert_relation. " +
+  "Record facts with create_entities, add_observations or upsert_entity; link entities with create_relations or upsert_relation. ";
+/** Recall: the best tool offered (search_entities ranks by words, meaning and graph; search_nodes only matches substrings). */
+const RECALL_INSTRUCTIONS =
+  "Recall with search_entities: it ranks by words and by meaning, so ask in your own words ('who looks after payments'); " +
+  "explain: true says why each hit was found. open_nodes reads entities you can name; read_graph with mode 'names' and a limit " +
+  "gives a small overview of a large graph.";
+const RECALL_WITHOUT_SEARCH_INSTRUCTIONS =
   "Recall with search_nodes and open_nodes; read_graph with mode 'names' and a limit gives a small overview of a large graph.";
 const TAGS_INSTRUCTIONS =
   " Classify entities and single observations with tags (tag_entity, tag_observation), e.g. high-priority, source:slack, " +
@@ -75,7 +81,10 @@ export function createMcpServer(context: McpContext): Server {
     {
       capabilities: { tools: {}, resources: {}, prompts: {}, completions: {} },
       cacheHints: CACHE_HINTS,
-      instructions: INSTRUCTIONS + (toolsets.has("tags") ? TAGS_INSTRUCTIONS : ""),
+      instructions:
+        INSTRUCTIONS +
+        (toolsets.has("search") ? RECALL_INSTRUCTIONS : RECALL_WITHOUT_SEARCH_INSTRUCTIONS) +
+        (toolsets.has("tags") ? TAGS_INSTRUCTIONS : ""),
       jsonSchemaValidator: sharedValidator,
       // Only 2026-07-28 requests are ever asked (src/mcp/confirmation.ts); an input_required toward a 2025-era request
       // would be a bug, and the SDK's shim could not serve it statelessly: fail loudly instead.

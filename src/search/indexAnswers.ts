@@ -1,7 +1,9 @@
+import { ValidationError } from "../domain/model/errors.js";
 import type { ReadMode } from "../domain/model/model.js";
 import type { EntitySearch, GraphIndex, IndexSource, PageRequest, RelationSearch } from "../domain/ports/graphIndex.js";
 import type { TraversalPort } from "../domain/rules/navigation.js";
-import type { WorkspaceIndex } from "./workspaceIndex.js";
+import type { Meaning } from "./meaning.js";
+import { WorkspaceIndex } from "./workspaceIndex.js";
 
 /**
  * The GraphIndex answered from a WorkspaceIndex: the two adapters (registry.ts keeps one per workspace,
@@ -9,7 +11,19 @@ import type { WorkspaceIndex } from "./workspaceIndex.js";
  * (scanNodes, scanTags) stream straight from the source in both (GraphIndex says why).
  */
 export abstract class WorkspaceIndexAnswers implements GraphIndex {
-  protected constructor(protected readonly source: IndexSource) {}
+  /** `meaning` is absent when search by meaning is off (MEMORY_EMBEDDINGS=off): searches rank by words and graph. */
+  protected constructor(
+    protected readonly source: IndexSource,
+    readonly meaning?: Meaning,
+  ) {}
+
+  /** An index of this snapshot, keeping the vectors of `meaning`'s model and lent those of the index it replaces. */
+  protected buildIndex(snapshot: Parameters<typeof WorkspaceIndex.build>[0], generation: string | undefined, previous?: WorkspaceIndex) {
+    return WorkspaceIndex.build(snapshot, generation, {
+      ...(this.meaning ? { model: this.meaning.model } : {}),
+      ...(previous ? { previous } : {}),
+    });
+  }
 
   /** The workspace's index, current as of this call. */
   protected abstract current(workspace: string): Promise<WorkspaceIndex>;
@@ -38,8 +52,24 @@ export abstract class WorkspaceIndexAnswers implements GraphIndex {
     return this.source.scanTags(workspace);
   }
 
+  /** Brings the index's vectors up to date and embeds the query first, unless the search needs no meaning (docs/search.md#meaning). */
   async searchEntities(workspace: string, query: EntitySearch, page: PageRequest) {
-    return (await this.current(workspace)).searchEntities(query, page);
+    const index = await this.current(workspace);
+    const text = query.query?.trim() ?? "";
+    if (query.mode === "words" || text === "") return index.searchEntities(query, page);
+    if (!this.meaning || !index.vectors) {
+      if (query.mode === "meaning") throw meaningOff();
+      return index.searchEntities(query, page);
+    }
+    const prepared = await this.meaning.prepare(workspace, index.vectors, text);
+    if ("unavailable" in prepared) {
+      if (query.mode === "meaning")
+        throw new ValidationError(
+          `Search by meaning is unavailable right now (${prepared.unavailable}). Use mode 'words', or try again later.`,
+        );
+      return { ...index.searchEntities(query, page), unavailable: prepared.unavailable };
+    }
+    return index.searchEntities(query, page, prepared.vector);
   }
 
   async searchRelations(workspace: string, query: RelationSearch, page: PageRequest) {
@@ -47,10 +77,15 @@ export abstract class WorkspaceIndexAnswers implements GraphIndex {
   }
 
   async stats(workspace: string) {
-    return (await this.current(workspace)).stats();
+    const index = await this.current(workspace);
+    const stats = index.stats();
+    return this.meaning && index.vectors ? { ...stats, embedding: this.meaning.progress(index.vectors) } : stats;
   }
 
   async traversal(workspace: string): Promise<TraversalPort> {
     return (await this.current(workspace)).traversal();
   }
 }
+
+const meaningOff = () =>
+  new ValidationError("Search by meaning is off on this server (MEMORY_EMBEDDINGS=off). Use mode 'words' or 'hybrid'.");

@@ -1,6 +1,7 @@
 import type { IndexSource, RegistryState } from "../domain/ports/graphIndex.js";
 import { WorkspaceIndexAnswers } from "./indexAnswers.js";
-import { WorkspaceIndex } from "./workspaceIndex.js";
+import type { Meaning } from "./meaning.js";
+import type { WorkspaceIndex } from "./workspaceIndex.js";
 
 interface Entry {
   index?: WorkspaceIndex;
@@ -26,8 +27,9 @@ export class IndexRegistry extends WorkspaceIndexAnswers {
   constructor(
     source: IndexSource,
     private readonly maxBytes: number,
+    meaning?: Meaning,
   ) {
-    super(source);
+    super(source, meaning);
   }
 
   /** The workspaces whose indexes are held, least recently used first (for tests and the bench). */
@@ -67,6 +69,8 @@ export class IndexRegistry extends WorkspaceIndexAnswers {
 
   private async refresh(workspace: string, entry: Entry): Promise<WorkspaceIndex> {
     const index = entry.index;
+    // Vectors are a function of text and model: a rebuilt index keeps those the old one made (src/search/vectors.ts).
+    const previous = index;
     // An index built without a generation is never brought current (sameWorkspace): scan at once, one request, not two.
     if (index?.generation !== undefined) {
       const tail = await this.source.tail(workspace, index.position);
@@ -85,7 +89,7 @@ export class IndexRegistry extends WorkspaceIndexAnswers {
     }
     const snapshot = await this.source.snapshot(workspace);
     const generation = snapshot.registry.present ? await this.source.claimGeneration(workspace, snapshot.registry) : undefined;
-    entry.index = WorkspaceIndex.build(snapshot, generation);
+    entry.index = this.buildIndex(snapshot, generation, previous);
     return entry.index;
   }
 

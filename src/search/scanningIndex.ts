@@ -1,7 +1,8 @@
 import type { IndexSource } from "../domain/ports/graphIndex.js";
 import type { TraversalPort } from "../domain/rules/navigation.js";
 import { WorkspaceIndexAnswers } from "./indexAnswers.js";
-import { WorkspaceIndex } from "./workspaceIndex.js";
+import type { Meaning } from "./meaning.js";
+import type { WorkspaceIndex } from "./workspaceIndex.js";
 
 /**
  * The GraphIndex with no index kept: each answer scans the workspace once (IndexSource.snapshot, one
@@ -18,8 +19,9 @@ export class ScanningGraphIndex extends WorkspaceIndexAnswers {
   constructor(
     source: IndexSource,
     private readonly walk: TraversalPort,
+    meaning?: Meaning,
   ) {
-    super(source);
+    super(source, meaning);
   }
 
   override traversal(): Promise<TraversalPort> {
@@ -28,6 +30,6 @@ export class ScanningGraphIndex extends WorkspaceIndexAnswers {
 
   /** Built with no generation: never brought current, only read once. */
   protected async current(workspace: string): Promise<WorkspaceIndex> {
-    return WorkspaceIndex.build(await this.source.snapshot(workspace), undefined);
+    return this.buildIndex(await this.source.snapshot(workspace), undefined);
   }
 }

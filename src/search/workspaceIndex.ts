@@ -5,12 +5,22 @@ import { type ChangeEvent, feedPlace, type FeedPosition } from "../domain/feed/h
 import { ValidationError } from "../domain/model/errors.js";
 import type { Direction, EntityNode, ReadMode, Relation, TagDefinition, TagUsage } from "../domain/model/model.js";
 import { byCreation, compareText } from "../domain/model/order.js";
-import type { EntityHit, EntitySearch, GraphStats, RelationSearch, StoredPage, WorkspaceSnapshot } from "../domain/ports/graphIndex.js";
+import type {
+  EntityHit,
+  EntitySearch,
+  GraphStats,
+  HitExplanation,
+  RelationSearch,
+  StoredPage,
+  WorkspaceSnapshot,
+} from "../domain/ports/graphIndex.js";
 import type { TraversalPort } from "../domain/rules/navigation.js";
 import { type SearchText, searchTextOf, substringRank } from "../domain/rules/search.js";
 import { statsOf, tagsCarriedBy, tagUsageOf } from "./graphStats.js";
+import { fuse, type GraphEdge } from "./hybrid.js";
 import { type EstimatedGraph, MemoryEstimate } from "./memoryEstimate.js";
 import { normalizedText, normalizeTerm, termsOf, tokenize } from "./text.js";
+import { nameText, VectorSpace } from "./vectors.js";
 
 /** One entity as the index holds it: as the fold holds it (domain/feed/fold.ts). */
 type Item = FoldedEntity;
@@ -23,6 +33,12 @@ interface Doc {
 }
 
 type Field = EntityHit["matchedFields"][number];
+
+/**
+ * The least cosine similarity at which the meaning ranker counts an entity as found: below it, texts share little more
+ * than being English. Chosen on the judged corpus (docs/search.md#recall-measured).
+ */
+export const MEANING_FLOOR = 0.3;
 
 /** Workspaces this large drop their most common terms from multi-word queries (withoutCommonTerms). */
 const PRUNE_FROM_ENTITIES = 1000;
@@ -60,14 +76,27 @@ export class WorkspaceIndex {
   };
   /** The feed place (feedPlace) of the newest event applied: an event placed before it cannot be applied after it. */
   private newestPlace = "";
+  /** Each entity's texts' vectors (src/search/vectors.ts), when search by meaning is on; filled by src/search/meaning.ts. */
+  readonly vectors: VectorSpace | undefined;
 
   private constructor(
     public position: FeedPosition,
     public generation: string | undefined,
-  ) {}
+    model: string | undefined,
+  ) {
+    this.vectors = model === undefined ? undefined : new VectorSpace(model);
+  }
 
-  static build(snapshot: WorkspaceSnapshot, generation: string | undefined): WorkspaceIndex {
-    const index = new WorkspaceIndex(snapshot.position, generation);
+  /**
+   * `model` names the embedder whose vectors the index keeps (none: search by meaning is off); `previous`, the index this one
+   * replaces, lends its vectors for the texts both hold.
+   */
+  static build(
+    snapshot: WorkspaceSnapshot,
+    generation: string | undefined,
+    options: { model?: string; previous?: WorkspaceIndex } = {},
+  ): WorkspaceIndex {
+    const index = new WorkspaceIndex(snapshot.position, generation, options.model);
     const { graph } = index;
     for (const node of snapshot.nodes) {
       graph.putEntity(node.entity, snapshot.versions.get(node.entity.id));
@@ -80,6 +109,8 @@ export class WorkspaceIndex {
     for (const tag of snapshot.tags) graph.putDefinition(tag);
     index.text.addAll([...graph.entities.values()].map(docOf));
     index.memory = MemoryEstimate.of(graph.entities, graph.relations, graph.definitions.values());
+    if (index.vectors) for (const item of graph.entities.values()) index.vectors.track(item.id, textsOf(item));
+    index.vectors?.adopt(options.previous?.vectors);
     index.apply(snapshot.events);
     return index;
   }
@@ -112,12 +143,14 @@ export class WorkspaceIndex {
       if (indexed !== (item !== undefined)) this.sortedIds = undefined;
       this.lowered.delete(id);
       this.nameTerms.delete(id);
+      if (item) this.vectors?.track(id, textsOf(item));
+      else this.vectors?.untrack(id);
     }
     this.memory.update(touched, this.held);
   }
 
   estimatedBytes(): number {
-    return this.memory.bytes();
+    return this.memory.bytes() + (this.vectors?.bytes() ?? 0);
   }
 
   page(options: { limit?: number; after?: string; mode?: ReadMode }): StoredPage {
@@ -166,38 +199,75 @@ export class WorkspaceIndex {
   }
 
   /**
-   * Ranked search (BM25 over name, type and observations; the last term also as a prefix; bounded
-   * typo tolerance), or, without a query, every entity the filters admit by name. An entity whose
-   * name is the query (normalised) ranks first. `after` continues after that entity's hit.
+   * Ranked search, or, without a query, every entity the filters admit by name. `mode` picks the rankers
+   * (docs/search.md#hybrid-retrieval): "words" is BM25 over name, type and observations (the last term also as a prefix,
+   * bounded typo tolerance); "meaning" is the nearest texts to `queryVector` (src/search/vectors.ts); "hybrid", the default,
+   * fuses both with the graph's neighbours of the strongest hits (src/search/hybrid.ts). An entity whose name is the query
+   * (normalised) ranks first in "words" and "hybrid". `after` continues after that entity's hit. Without a query vector (search
+   * by meaning off, or the embedder unavailable) "hybrid" fuses words and graph.
    */
-  searchEntities(search: EntitySearch, page: { after?: string; limit: number }): { hits: EntityHit[]; more: boolean } {
+  searchEntities(
+    search: EntitySearch,
+    page: { after?: string; limit: number },
+    queryVector?: Float32Array,
+  ): { hits: EntityHit[]; more: boolean } {
     const admits = (item: Item) => this.admits(item, search);
     const query = search.query?.trim() ?? "";
-    let ranked: { item: Item; score: number; result?: SearchResult; exact: boolean }[];
+    const mode = search.mode ?? "hybrid";
+    let ranked: Ranked[];
     if (query === "") {
       ranked = [...this.graph.entities.values()]
         .filter(admits)
         .sort((a, b) => compareText(a.name, b.name) || compareText(a.id, b.id))
-        .map((item) => ({ item, score: 0, exact: false }));
+        .map((item) => ({ item, score: 0 }));
     } else {
       const wanted = normalizedText(query);
-      ranked = this.text
-        .search(this.withoutCommonTerms(query), {
-          boost: BOOST,
-          prefix: (_term, i, terms) => i === terms.length - 1,
-          fuzzy: FUZZY,
-          filter: (result) => admits(this.graph.entities.get(String(result.id))!),
-        })
-        .map((result) => {
-          const item = this.graph.entities.get(String(result.id))!;
-          let name = this.nameTerms.get(item.id);
-          if (name === undefined) {
-            name = normalizedText(item.name);
-            this.nameTerms.set(item.id, name);
-          }
-          return { item, score: result.score, result, exact: name === wanted };
-        })
-        .sort((a, b) => Number(b.exact) - Number(a.exact) || b.score - a.score || compareText(a.item.name, b.item.name));
+      const exact = (item: Item) => this.nameTermsOf(item) === wanted;
+      const words = mode === "meaning" ? [] : this.wordsRanking(query, admits);
+      const meaning =
+        mode !== "words" && queryVector && this.vectors
+          ? this.vectors.nearest(queryVector, (id) => admits(this.graph.entities.get(id)!), MEANING_FLOOR)
+          : [];
+      if (mode === "words") {
+        ranked = words
+          .map((hit, i) => ({ ...hit, explain: { words: { rank: i + 1, score: round(hit.score) } } }))
+          .sort((a, b) => Number(exact(b.item)) - Number(exact(a.item)) || b.score - a.score || compareText(a.item.name, b.item.name));
+      } else if (mode === "meaning") {
+        ranked = meaning.map(({ id, similarity, text }, i) => {
+          const observation = text > 0 ? this.vectors!.textOf(id, text) : undefined;
+          return {
+            item: this.graph.entities.get(id)!,
+            score: similarity,
+            ...(observation !== undefined ? { nearest: observation } : {}),
+            explain: { meaning: { rank: i + 1, similarity: round(similarity), ...(observation !== undefined ? { observation } : {}) } },
+          };
+        });
+      } else {
+        const byId = new Map(words.map((hit) => [hit.item.id, hit]));
+        const nearest = meaning.map(({ id, similarity, text }) => ({
+          id,
+          similarity,
+          ...(text > 0 ? { observation: this.vectors!.textOf(id, text)! } : {}),
+        }));
+        ranked = fuse(
+          words.map(({ item, score }) => ({ id: item.id, score })),
+          nearest,
+          (id) => this.edgesOf(id),
+          (id) => admits(this.graph.entities.get(id)!),
+        )
+          .map(({ id, score, explain }) => {
+            const item = this.graph.entities.get(id)!;
+            const observation = explain.meaning?.observation;
+            return {
+              item,
+              score,
+              ...(byId.get(id)?.result ? { result: byId.get(id)!.result } : {}),
+              ...(observation !== undefined ? { nearest: observation } : {}),
+              explain,
+            };
+          })
+          .sort((a, b) => Number(exact(b.item)) - Number(exact(a.item)) || b.score - a.score || compareText(a.item.name, b.item.name));
+      }
     }
     let start = 0;
     if (page.after !== undefined) {
@@ -205,20 +275,56 @@ export class WorkspaceIndex {
       if (at < 0) throw pageLost();
       start = at + 1;
     }
-    const shown = ranked.slice(start, start + page.limit).map(({ item, score, result }) => {
+    const shown = ranked.slice(start, start + page.limit).map(({ item, score, result, nearest, explain }): EntityHit => {
       // The index terms that matched (prefix and typo expansions included), as observations are compared in.
       const terms = new Set(Object.keys(result?.match ?? {}));
       const fields = new Set<Field>(Object.values(result?.match ?? {}).flat() as Field[]);
-      const matchedObservations = result ? contentsOf(item).filter((content) => termsOf(content).some((t) => terms.has(t))) : [];
+      const matchedObservations = contentsOf(item).filter(
+        (content) => content === nearest || (result !== undefined && termsOf(content).some((t) => terms.has(t))),
+      );
       return {
         entity: entityOf(item),
-        score: Math.round(score * 1000) / 1000,
+        score: mode === "hybrid" && query !== "" ? Math.round(score * 1e6) / 1e6 : round(score),
         matchedFields: (["name", "entityType", "observations"] as const).filter((field) => fields.has(field)),
         matchedObservations,
         ...(item.version !== undefined ? { version: item.version } : {}),
+        ...(search.explain && query !== "" && explain ? { explain } : {}),
       };
     });
     return { hits: shown, more: start + page.limit < ranked.length };
+  }
+
+  /** BM25 over names, types and observations: every admitted entity the query's words find, best first. */
+  private wordsRanking(query: string, admits: (item: Item) => boolean): { item: Item; score: number; result: SearchResult }[] {
+    return this.text
+      .search(this.withoutCommonTerms(query), {
+        boost: BOOST,
+        prefix: (_term, i, terms) => i === terms.length - 1,
+        fuzzy: FUZZY,
+        filter: (result) => admits(this.graph.entities.get(String(result.id))!),
+      })
+      .map((result) => ({ item: this.graph.entities.get(String(result.id))!, score: result.score, result }));
+  }
+
+  /** An entity's name as search terms (normalizedText), made on first use. */
+  private nameTermsOf(item: Item): string {
+    let name = this.nameTerms.get(item.id);
+    if (name === undefined) {
+      name = normalizedText(item.name);
+      this.nameTerms.set(item.id, name);
+    }
+    return name;
+  }
+
+  /** The relations touching an entity, as the graph ranker follows them (by name, for the explanation). */
+  private edgesOf(id: string): GraphEdge[] {
+    const nameOf = (entityId: string) => this.graph.entities.get(entityId)?.name ?? entityId;
+    return this.graph.relationsOf(id).map((relation) => ({
+      neighbour: relation.fromEntityId === id ? relation.toEntityId : relation.fromEntityId,
+      from: nameOf(relation.fromEntityId),
+      relationType: relation.relationType,
+      to: nameOf(relation.toEntityId),
+    }));
   }
 
   searchRelations(search: RelationSearch, page: { after?: string; limit: number }): { relations: Relation[]; more: boolean } {
@@ -317,6 +423,22 @@ export class WorkspaceIndex {
 }
 
 const contentsOf = (item: Item): string[] => [...item.observations.values()];
+
+/** The texts an entity is embedded as (src/search/vectors.ts): its name with its type, then each observation. */
+const textsOf = (item: Item): string[] => [nameText(item.name, item.entityType), ...contentsOf(item)];
+
+const round = (value: number) => Math.round(value * 1000) / 1000;
+
+/** One hit on its way to a page: what each ranker said of it. */
+interface Ranked {
+  item: Item;
+  score: number;
+  /** The words ranker's match (its terms and fields). */
+  result?: SearchResult;
+  /** The observation the meaning ranker found nearest. */
+  nearest?: string;
+  explain?: HitExplanation;
+}
 
 function docOf(item: Item): Doc {
   return { id: item.id, name: item.name, entityType: item.entityType, observations: contentsOf(item).join("\n") };

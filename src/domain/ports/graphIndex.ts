@@ -28,7 +28,7 @@ export interface GraphIndex {
   /** The tag definitions as stored (one range read), for the same one-pass callers as scanNodes (import). */
   scanTags(workspace: string): Promise<TagDefinition[]>;
   /** Ranked, filtered entity search: one page of hits in rank order, after the hit of entity `page.after`. */
-  searchEntities(workspace: string, query: EntitySearch, page: PageRequest): Promise<{ hits: EntityHit[]; more: boolean }>;
+  searchEntities(workspace: string, query: EntitySearch, page: PageRequest): Promise<EntityHitsPage>;
   /** Relations matching every filter given, oldest first: one page, after relation `page.after`. */
   searchRelations(workspace: string, query: RelationSearch, page: PageRequest): Promise<{ relations: Relation[]; more: boolean }>;
   stats(workspace: string): Promise<GraphStats>;
@@ -46,9 +46,16 @@ export interface StoredPage {
   after?: string;
 }
 
+/** Which rankers a search fuses (docs/search.md#hybrid-retrieval): words (BM25) only, meaning (vectors) only, or both with graph proximity. */
+export type SearchMode = "hybrid" | "words" | "meaning";
+
 export interface EntitySearch {
   /** Free text; absent or empty lists by the filters alone. */
   query?: string;
+  /** Default "hybrid". */
+  mode?: SearchMode;
+  /** Each hit says which rankers found it (EntityHit.explain). */
+  explain?: boolean;
   entityType?: string;
   /** Every one of them, on the entity itself or on one of its observations. */
   tags?: string[];
@@ -63,12 +70,37 @@ export interface PageRequest {
   limit: number;
 }
 
+/** One page of search_entities' hits; `unavailable` says why meaning took no part (the embedder failed), when it did not. */
+export interface EntityHitsPage {
+  hits: EntityHit[];
+  more: boolean;
+  unavailable?: string;
+}
+
 export interface EntityHit {
   entity: Entity;
   score: number;
   matchedFields: ("name" | "entityType" | "observations")[];
   matchedObservations: string[];
   version?: string;
+  /** With `explain`: the rankers that found the hit, at what rank (1 = first), and through what. */
+  explain?: HitExplanation;
+}
+
+export interface HitExplanation {
+  words?: { rank: number; score: number };
+  /** `observation` is the entity's text nearest the query, absent when that was its name. */
+  meaning?: { rank: number; similarity: number; observation?: string };
+  /** The hit is a neighbour of a strong hit: the relation that links them. */
+  graph?: { rank: number; via: { from: string; relationType: string; to: string } };
+}
+
+/** How far the workspace's texts have vectors (get_stats): all of them once `pending` is 0. */
+export interface EmbeddingProgress {
+  model: string;
+  remote: boolean;
+  vectors: number;
+  pending: number;
 }
 
 export interface RelationSearch {
@@ -90,6 +122,8 @@ export interface GraphStats {
   writesByPrincipal: { principal: string; writes: number }[];
   firstWriteAt?: string;
   lastWriteAt?: string;
+  /** Absent when search by meaning is off (MEMORY_EMBEDDINGS=off). */
+  embedding?: EmbeddingProgress;
 }
 
 /** The registry row as a feed-tail read sees it: absent, or present with or without the index generation. */

@@ -14,13 +14,15 @@ import {
   checkTagName,
   parseTime,
 } from "../model/validation.js";
-import type { EntityHit, GraphIndex, GraphStats } from "../ports/graphIndex.js";
+import type { EntityHit, GraphIndex, GraphStats, SearchMode } from "../ports/graphIndex.js";
 
 export const DEFAULT_SEARCH_ENTITIES_LIMIT = 20;
 export const DEFAULT_SEARCH_RELATIONS_LIMIT = 50;
 
 export interface SearchEntitiesInput {
   query?: string;
+  mode?: SearchMode;
+  explain?: boolean;
   entityType?: string;
   tags?: string[];
   createdBy?: string;
@@ -54,7 +56,7 @@ export class SearchService {
     private readonly cursors: CursorCodec,
   ) {}
 
-  async searchEntities(workspace: string, input: SearchEntitiesInput): Promise<SearchPage<{ hits: EntityHit[] }>> {
+  async searchEntities(workspace: string, input: SearchEntitiesInput): Promise<SearchPage<{ hits: EntityHit[]; unavailable?: string }>> {
     const query = input.query?.trim() ?? "";
     if (input.query !== undefined) checkSearchQuery(input.query, "query");
     if (input.entityType !== undefined) checkEntityType(input.entityType, "entityType");
@@ -76,13 +78,23 @@ export class SearchService {
     const scope = {
       workspace,
       tool: "search_entities" as const,
-      mode: JSON.stringify([query, input.entityType, input.tags, input.createdBy, updatedSince]),
+      // The mode orders the hits, so a cursor holds for it too; explain only adds to them.
+      mode: JSON.stringify([
+        query,
+        input.entityType,
+        input.tags,
+        input.createdBy,
+        updatedSince,
+        ...(input.mode && input.mode !== "hybrid" ? [input.mode] : []),
+      ]),
     };
     const after = input.cursor === undefined ? undefined : await this.cursors.decode(scope, input.cursor);
-    const { hits, more } = await this.index.searchEntities(
+    const { hits, more, unavailable } = await this.index.searchEntities(
       workspace,
       {
         ...(query !== "" ? { query } : {}),
+        ...(input.mode !== undefined ? { mode: input.mode } : {}),
+        ...(input.explain ? { explain: true } : {}),
         ...(input.entityType !== undefined ? { entityType: input.entityType } : {}),
         ...(input.tags !== undefined ? { tags: input.tags } : {}),
         ...(input.createdBy !== undefined ? { createdBy: input.createdBy } : {}),
@@ -92,7 +104,12 @@ export class SearchService {
     );
     const cursorAfter = (entityId: string) => this.cursors.encode(scope, entityId);
     const last = hits[hits.length - 1];
-    return { hits, cursorAfter, ...(more && last ? { nextCursor: await cursorAfter(last.entity.id) } : {}) };
+    return {
+      hits,
+      cursorAfter,
+      ...(more && last ? { nextCursor: await cursorAfter(last.entity.id) } : {}),
+      ...(unavailable !== undefined ? { unavailable } : {}),
+    };
   }
 
   async searchRelations(workspace: string, input: SearchRelationsInput): Promise<SearchPage<{ relations: Relation[] }>> {

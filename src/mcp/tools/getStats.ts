@@ -11,7 +11,8 @@ export const getStats = defineTool({
   title: "Workspace statistics",
   description:
     "Counts for the workspace: entities, relations, observations and tags; entities by type and relations by type; the most " +
-    "connected entities; writes per principal; and the first and last write times. Use it to get one's bearings in a workspace.",
+    "connected entities; writes per principal; the first and last write times; and how far search by meaning has embedded the " +
+    "workspace. Use it to get one's bearings in a workspace.",
   input: {},
   output: {
     workspaceName: z.string(),
@@ -29,6 +30,15 @@ export const getStats = defineTool({
       .describe("Entities and relations each principal created, plus those it last changed (docs/search.md#stats)."),
     firstWriteAt: z.string().optional(),
     lastWriteAt: z.string().optional(),
+    embedding: z
+      .object({
+        model: z.string(),
+        remote: z.boolean().describe("Whether vectors come from an embeddings endpoint (kept in storage) or the packaged model."),
+        vectors: z.number().describe("Texts (names and observations) with a vector."),
+        pending: z.number().describe("Texts still waiting for one: 0 once re-embedding after a change of model is done."),
+      })
+      .optional()
+      .describe("Search by meaning: how far this workspace's texts have vectors. Absent when it is off (docs/search.md#meaning)."),
   },
   annotations: READ_ONLY,
   async handler(_args, { services, workspace }) {

@@ -14,12 +14,22 @@ export const searchEntities = defineTool({
   toolsets: ["search"],
   title: "Search entities (ranked)",
   description:
-    "Ranked full-text search of the workspace's entities: names, types and observations, insensitive to case and accents, the last " +
-    "word matching as a prefix, small typos tolerated; an exact name ranks first. Use it to answer 'what do we know about X'. " +
+    "The best way to recall: ranked search of the workspace's entities by words and by meaning, fused with their neighbours in the " +
+    "graph, so 'who looks after payments' finds the team that 'owns the checkout service'. Words are matched on names, types and " +
+    "observations, stemmed, insensitive to case and accents, the last word as a prefix, small typos tolerated; an exact name ranks " +
+    "first. mode 'words' or 'meaning' uses one ranker; explain: true says why each hit was found. Use it to answer 'what do we know about X'. " +
     "Narrow with entityType, tags, createdBy and updatedSince (all must hold); with filters and no query it lists by name. " +
     "Returns each hit's entity, score, matched fields and matched observations; page with limit and cursor.",
   input: {
     query: z.string().optional().describe(`Free text, up to ${LIMITS.searchQuery} characters. Omit to list by the filters alone.`),
+    mode: z
+      .enum(["hybrid", "words", "meaning"])
+      .optional()
+      .describe("hybrid (default): words, meaning and graph fused; words: BM25 only; meaning: vector similarity only."),
+    explain: z
+      .boolean()
+      .optional()
+      .describe("Add to each hit which rankers found it, at what rank, through which observation or relation."),
     entityType: entityType.optional().describe("Only entities of exactly this type."),
     tags: tagNames.optional().describe("Only entities carrying every one of these tags (on themselves or an observation)."),
     createdBy: z.string().optional().describe("Only entities created by this principal, e.g. key:alice."),
@@ -32,10 +42,11 @@ export const searchEntities = defineTool({
   },
   output: { ...entityHitsOutput, truncated: truncationOutput.truncated },
   annotations: READ_ONLY,
-  async handler(args, { services, workspace, toolsets }) {
+  async handler(args, { services, workspace, toolsets, note }) {
     const { maxChars, ...input } = args;
     if (maxChars !== undefined) checkMaxChars(maxChars);
     const page = await services.search.searchEntities(workspace, input);
+    if (page.unavailable !== undefined) note(`Ranked by words and graph only: search by meaning is unavailable (${page.unavailable}).`);
     return withinPageBudget(toEntityHits(workspace, page, toolsets.has("tags")), "hits", maxChars, (i) =>
       page.cursorAfter(page.hits[i]!.entity.id),
     );

@@ -1,0 +1,110 @@
+import { type Embedder, EmbeddingUnavailable, type VectorStore } from "../domain/ports/embedder.js";
+import type { EmbeddingProgress } from "../domain/ports/graphIndex.js";
+import type { VectorSpace } from "./vectors.js";
+
+/** Texts embedded per call to the embedder, and per background step of a remote model's re-embedding. */
+const BATCH = 64;
+/** Query vectors kept (a remote model's query costs a call): the most recent ones. */
+const QUERY_CACHE = 256;
+
+/** What a search gets from `prepare`: the query's vector, or why there is none (the search then ranks by words and graph). */
+export type PreparedQuery = { vector: Float32Array } | { unavailable: string };
+
+/**
+ * Search by meaning for one instance (docs/search.md#meaning): brings an index's vectors up to date before a search and
+ * embeds the query.
+ * - A local model embeds every pending text at once, on this instance's CPU (microseconds a text).
+ * - A remote model's vectors are kept in storage (VectorStore), so an index built cold reads them (one range read per 1,000)
+ *   instead of calling the endpoint for the workspace again. A few new texts are embedded before the search answers and kept;
+ *   more than one batch (after a change of model, or a cold workspace never embedded) are embedded in the background, one
+ *   batch at a time, and get_stats says how far it got (`embedding.pending`); searches meanwhile rank what has a vector.
+ * Vectors are a function of text and model only, so embedding the same text twice (two instances, a retry) is waste, never
+ * disagreement, and storage rows for them are written without conditions.
+ */
+export class Meaning {
+  /** The spaces already filled from the store (a remote model's), so each index reads it once. */
+  private readonly loaded = new WeakSet<VectorSpace>();
+  /** The newest space of each workspace: where a background step puts what it made (weakly: a dropped index is let go). */
+  private readonly latest = new Map<string, WeakRef<VectorSpace>>();
+  private readonly jobs = new Map<string, Promise<void>>();
+  private readonly queries = new Map<string, Float32Array>();
+
+  constructor(
+    private readonly embedder: Embedder,
+    private readonly store?: VectorStore,
+  ) {}
+
+  get model(): string {
+    return this.embedder.model;
+  }
+
+  /** The vectors of `space` brought as far as this call allows, and the query's vector. */
+  async prepare(workspace: string, space: VectorSpace, query: string): Promise<PreparedQuery> {
+    try {
+      this.latest.set(workspace, new WeakRef(space));
+      if (this.embedder.remote && this.store && !this.loaded.has(space)) {
+        space.fill(await this.store.load(workspace, this.embedder.model));
+        this.loaded.add(space);
+      }
+      const pending = space.pendingTexts();
+      if (pending.size > 0 && (!this.embedder.remote || pending.size <= BATCH)) await this.embedInto(workspace, space, pending);
+      else if (pending.size > 0) this.startBackground(workspace);
+      return { vector: await this.queryVector(query) };
+    } catch (error) {
+      if (error instanceof EmbeddingUnavailable) return { unavailable: error.message };
+      throw error;
+    }
+  }
+
+  progress(space: VectorSpace): EmbeddingProgress {
+    return { model: this.embedder.model, remote: this.embedder.remote, vectors: space.vectorCount, pending: space.pendingCount };
+  }
+
+  /** Settles when no background embedding is running for the workspace (tests and the bench wait on it). */
+  async idle(workspace: string): Promise<void> {
+    while (this.jobs.has(workspace)) await this.jobs.get(workspace);
+  }
+
+  private async embedInto(workspace: string, space: VectorSpace, texts: ReadonlyMap<string, string>): Promise<void> {
+    const entries = [...texts];
+    for (let start = 0; start < entries.length; start += this.embedder.remote ? BATCH : entries.length) {
+      const batch = entries.slice(start, start + (this.embedder.remote ? BATCH : entries.length));
+      const vectors = await this.embedder.embed(batch.map(([, text]) => text));
+      const made = new Map(batch.map(([key], i) => [key, vectors[i]!]));
+      space.fill(made);
+      if (this.embedder.remote && this.store) await this.store.save(workspace, this.embedder.model, made);
+    }
+  }
+
+  /** Embeds the newest space's pending texts a batch at a time until none is left; a failure stops it (the next search restarts it). */
+  private startBackground(workspace: string): void {
+    if (this.jobs.has(workspace)) return;
+    const job = (async () => {
+      for (;;) {
+        const space = this.latest.get(workspace)?.deref();
+        const pending = space ? [...space.pendingTexts()].slice(0, BATCH) : [];
+        if (!space || pending.length === 0) {
+          this.latest.delete(workspace);
+          return;
+        }
+        await this.embedInto(workspace, space, new Map(pending));
+      }
+    })()
+      .catch(() => undefined)
+      .finally(() => this.jobs.delete(workspace));
+    this.jobs.set(workspace, job);
+  }
+
+  private async queryVector(query: string): Promise<Float32Array> {
+    const held = this.queries.get(query);
+    if (held) {
+      this.queries.delete(query);
+      this.queries.set(query, held);
+      return held;
+    }
+    const [vector] = await this.embedder.embed([query]);
+    this.queries.set(query, vector!);
+    if (this.queries.size > QUERY_CACHE) this.queries.delete(this.queries.keys().next().value!);
+    return vector!;
+  }
+}
