@@ -6,7 +6,7 @@ import fc from "fast-check";
 import { CHARS_PER_TOKEN, contextKey, type ContextSource, contextTokens } from "../src/domain/rules/contextPack.js";
 import { hashApiKey } from "../src/http/auth/apiKeyVerifier.js";
 import type { SearchHits } from "./support/outputs.js";
-import { failed, type McpTestClient, ok, type TestServer, uniqueWorkspace, withTestServers } from "./support/harness.js";
+import { connectClient, failed, type McpTestClient, ok, type TestServer, uniqueWorkspace, withTestServers } from "./support/harness.js";
 
 /**
  * get_context, the memory-context prompt and the name completions, end to end (issue #24): real MCP clients over HTTP
@@ -179,6 +179,22 @@ describe("get_context: what it gathers", () => {
     expect(answer.items[2]!.text).toContain("key:alice via create_entities");
   });
 
+  test("an entity's observations: those the search matched first, then the newest", async () => {
+    const ws = uniqueWorkspace("ctx");
+    ok(
+      await alice.call("create_entities", {
+        workspaceName: ws,
+        entities: [{ name: "Ledger", entityType: "service", observations: ["written in Rust", "owned by finance", "deployed weekly"] }],
+      }),
+    );
+    const answer = ok<ContextAnswer>(await context(ws, { query: "rust" }));
+    expect(answer.items.filter((item) => item.source.kind === "observation").map((item) => item.text)).toEqual([
+      "written in Rust",
+      "deployed weekly",
+      "owned by finance",
+    ]);
+  });
+
   test("query only: the hits, and nothing unrelated", async () => {
     const ws = uniqueWorkspace("ctx");
     await seedTeam(ws);
@@ -268,6 +284,47 @@ describe("the memory-context prompt", () => {
     );
     await expect(sdk(alice).getPrompt({ name: "memory-context", arguments: { workspaceName: ws } })).rejects.toThrow(/Give a query/);
     await expect(sdk(alice).getPrompt({ name: "no-such-prompt", arguments: {} })).rejects.toThrow(/memory-context/);
+  });
+});
+
+describe("the 2026-07-28 era", () => {
+  test("a modern client gets the same prompt and completions", async () => {
+    const ws = uniqueWorkspace("ctx");
+    await seedTeam(ws);
+    const modern = await connectClient(server.url, "/api/mcp", { era: "2026", headers: { "x-api-key": KEYS.alice } });
+    try {
+      const client = modern.modern!;
+      const prompt = await client.getPrompt({ name: "memory-context", arguments: { workspaceName: ws, entityNames: "Lunch" } });
+      const legacy = await sdk(alice).getPrompt({ name: "memory-context", arguments: { workspaceName: ws, entityNames: "Lunch" } });
+      expect(prompt.messages).toEqual(legacy.messages);
+      const { completion } = await client.complete({
+        ref: { type: "ref/prompt", name: "memory-context" },
+        argument: { name: "entityNames", value: "lu" },
+        context: { arguments: { workspaceName: ws } },
+      });
+      expect(completion.values).toEqual(["Lunch"]);
+    } finally {
+      await modern.close();
+    }
+  });
+
+  test("on a workspace's own route, workspaceName is optional and completes to that workspace", async () => {
+    const ws = uniqueWorkspace("ctx");
+    await seedTeam(ws);
+    const bound = await connectClient(server.url, `/api/workspaces/${ws}/mcp`, { headers: { "x-api-key": KEYS.alice } });
+    try {
+      const { prompts } = await sdk(bound).listPrompts();
+      expect(prompts[0]!.arguments![0]).toMatchObject({ name: "workspaceName", required: false });
+      const { completion } = await sdk(bound).complete({
+        ref: { type: "ref/resource", uri: "memory://workspaces/{workspaceName}/graph" },
+        argument: { name: "workspaceName", value: "" },
+      });
+      expect(completion.values).toEqual([ws]);
+      const prompt = await sdk(bound).getPrompt({ name: "memory-context", arguments: { query: "tacos" } });
+      expect(prompt.messages[0]!.content).toMatchObject({ type: "text", text: expect.stringContaining("tacos on Fridays") });
+    } finally {
+      await bound.close();
+    }
   });
 });
 

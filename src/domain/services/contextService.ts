@@ -29,9 +29,6 @@ export interface Completion {
   hasMore: boolean;
 }
 
-/** A search hit as the hybrid search explains it (docs/search.md); only the observation its meaning ranker matched is used here. */
-type ExplainedHit = EntityHit & { explain?: { meaning?: { observation?: string } } };
-
 /** How much of an entity's relevance its j-th observation keeps (0.6^(j+1)): the top entities' best facts come before weak entities. */
 const OBSERVATION_DECAY = 0.6;
 /** A relation between two chosen entities ranks at half their mean; one leading out of the chosen set at a quarter of its end. */
@@ -77,7 +74,7 @@ export class ContextService {
       );
     }
     const [hits, events] = await Promise.all([
-      query !== undefined ? this.hits(workspace, query) : Promise.resolve([] as ExplainedHit[]),
+      query !== undefined ? this.hits(workspace, query) : Promise.resolve([] as EntityHit[]),
       this.store.events(workspace, { fromMs: this.clock() - LIMITS.contextRecentMs }),
     ]);
     const knownIds = new Set(named.map((node) => node!.entity.id));
@@ -125,8 +122,9 @@ export class ContextService {
     return completion(matching, max);
   }
 
-  private async hits(workspace: string, query: string): Promise<ExplainedHit[]> {
-    const page = await this.search.searchEntities(workspace, { query, limit: LIMITS.contextHits });
+  private async hits(workspace: string, query: string): Promise<EntityHit[]> {
+    // Hybrid, explained: the observation the meaning ranker matched is the entity's most relevant one (docs/search.md).
+    const page = await this.search.searchEntities(workspace, { query, mode: "hybrid", explain: true, limit: LIMITS.contextHits });
     return page.hits;
   }
 }
@@ -156,7 +154,7 @@ function checkContextInput(input: ContextInput): { query?: string; names: string
 }
 
 /** The observation the meaning ranker matched, then those the words matched. */
-function preferredObservations(hit: ExplainedHit): string[] {
+function preferredObservations(hit: EntityHit): string[] {
   const explained = hit.explain?.meaning?.observation;
   return [...(explained !== undefined ? [explained] : []), ...hit.matchedObservations];
 }
