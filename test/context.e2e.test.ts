@@ -5,8 +5,8 @@ import fc from "fast-check";
 
 import { CHARS_PER_TOKEN, contextKey, type ContextSource, contextTokens } from "../src/domain/rules/contextPack.js";
 import { hashApiKey } from "../src/http/auth/apiKeyVerifier.js";
-import type { SearchHits } from "./support/outputs.js";
 import { connectClient, failed, type McpTestClient, ok, type TestServer, uniqueWorkspace, withTestServers } from "./support/harness.js";
+import type { SearchHits } from "./support/outputs.js";
 
 /**
  * get_context, the memory-context prompt and the name completions, end to end (issue #24): real MCP clients over HTTP

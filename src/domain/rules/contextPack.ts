@@ -12,7 +12,7 @@ export type ContextSource =
   | { kind: "relation"; id: string; from: string; relationType: string; to: string }
   | { kind: "event"; id: string; at: string; tool: string };
 
-export type ContextKind = ContextSource["kind"];
+type ContextKind = ContextSource["kind"];
 
 /** One candidate: its source, its one-line text, how relevant it is (higher first), and what must be packed before it. */
 export interface ContextCandidate {
@@ -45,7 +45,7 @@ export interface ContextPack {
 
 /** The token rule: about four characters of English per token (ceil), plus a fixed overhead per item for its markdown. */
 export const CHARS_PER_TOKEN = 4;
-export const ITEM_OVERHEAD_TOKENS = 2;
+const ITEM_OVERHEAD_TOKENS = 2;
 /** The brief's fixed frame (title and section headings; see renderBrief), counted once whatever is packed. */
 export const FRAME_TOKENS = 40;
 /** The estimated tokens of one item's text: ceil(chars / 4) + 2. */
