@@ -238,7 +238,7 @@ describe("get_context: bad input and its cost", () => {
     expect(error.message).toContain("search_entities");
   });
 
-  test("storage requests per call, the index built: names and query 3, names only 2, query only 3", async () => {
+  test("storage requests per call, the index built: names and query 3, names only 2, query only 3 (2 finding nothing)", async () => {
     const ws = uniqueWorkspace("ctx");
     await seedTeam(ws);
     ok(await context(ws, { entityNames: ["Alice"] }));
@@ -246,6 +246,8 @@ describe("get_context: bad input and its cost", () => {
     expect(await requestsOf(async () => ok(await context(ws, { query: "billing", entityNames: ["Alice"] })))).toBe(3);
     expect(await requestsOf(async () => ok(await context(ws, { entityNames: ["Alice", "Bob"] })))).toBe(2);
     expect(await requestsOf(async () => ok(await context(ws, { query: "billing" })))).toBe(3);
+    // Nothing found: no entity to read the recent events of.
+    expect(await requestsOf(async () => ok(await context(ws, { query: "zebra" })))).toBe(2);
   });
 });
 

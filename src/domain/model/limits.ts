@@ -64,6 +64,6 @@ export const LIMITS = {
   contextHits: 10,
   contextObservationsPerEntity: 8,
   contextEvents: 5,
-  /** get_context: how far back "what changed recently" reads the feed (one range read of this window's events). */
+  /** get_context: how far back "what changed recently" reads the feed (one query of this window, filtered to one entity). */
   contextRecentMs: 7 * 24 * 60 * 60 * 1000,
 } as const;

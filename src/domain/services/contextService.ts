@@ -43,8 +43,8 @@ const EVENT_DECAY = 0.8;
  * relevant observations, the relations among and around them, and the newest changes touching them) and packs them
  * with the pure rule (rules/contextPack.ts). Also the completions of entity and workspace names.
  *
- * Storage requests with the kept index: the named entities' lookup (1, the index's feed tail), the search (1) and the
- * window of recent events (1), the last two in parallel.
+ * Storage requests with the kept index: the index brought current (1, its feed tail), the search (1, its own) and the
+ * recent events of the most relevant entity (1): names and query 3, names only 2, query only 3 (2 when nothing is found).
  */
 export class ContextService {
   constructor(
@@ -57,8 +57,10 @@ export class ContextService {
 
   async context(workspace: string, input: ContextInput): Promise<ContextResult> {
     const { query, names, maxTokens } = checkContextInput(input);
-    const port = await this.index.traversal(workspace);
-    // Named entities first, alone: an unknown name stops the call before the search and the feed are read.
+    const searching = query !== undefined ? () => this.hits(workspace, query) : () => Promise.resolve([] as EntityHit[]);
+    // With names, they are looked up alone first: an unknown name stops the call before the search and the feed are read.
+    // Without, the index and the search are brought current together.
+    const [port, early] = await Promise.all([this.index.traversal(workspace), names.length > 0 ? undefined : searching()]);
     const named =
       names.length > 0
         ? await port.nodes(
@@ -73,19 +75,20 @@ export class ContextService {
           "case included). Find the right names with search_entities, or read_graph with mode 'names'; or pass only a query.",
       );
     }
-    const [hits, events] = await Promise.all([
-      query !== undefined ? this.hits(workspace, query) : Promise.resolve([] as EntityHit[]),
-      this.store.events(workspace, { fromMs: this.clock() - LIMITS.contextRecentMs }),
-    ]);
+    const first = named[0]?.entity.id;
+    const [hits, firstEvents] = await Promise.all([early ?? searching(), first !== undefined ? this.recent(workspace, first) : undefined]);
     const knownIds = new Set(named.map((node) => node!.entity.id));
     const found = hits.filter((hit) => !knownIds.has(hit.entity.id));
-    const hitNodes =
+    const top = first ?? found[0]?.entity.id;
+    const [hitNodes, events] = await Promise.all([
       found.length > 0
-        ? await port.nodes(
+        ? port.nodes(
             workspace,
             found.map((hit) => hit.entity.id),
           )
-        : [];
+        : [],
+      firstEvents ?? (top !== undefined ? this.recent(workspace, top) : []),
+    ]);
     const chosen: Chosen[] = [
       ...named.map((node) => ({ node: node!, preferred: [] as string[] })),
       ...found.flatMap((hit, i) => {
@@ -120,6 +123,14 @@ export class ContextService {
       .filter((name) => accessTo(principal, name) !== undefined && name.toLowerCase().startsWith(wanted))
       .sort();
     return completion(matching, max);
+  }
+
+  /**
+   * What changed recently, bounded to one small read: the window's events touching the most relevant entity (the first
+   * named, else the top hit), filtered by storage. Its events show their changes to every chosen entity.
+   */
+  private recent(workspace: string, entity: string): Promise<ChangeEvent[]> {
+    return this.store.events(workspace, { entityId: entity, fromMs: this.clock() - LIMITS.contextRecentMs });
   }
 
   private async hits(workspace: string, query: string): Promise<EntityHit[]> {
