@@ -217,7 +217,17 @@ describe("get_context: what it gathers", () => {
 describe("get_context: bad input and its cost", () => {
   test("no query and no entityNames, or a budget out of range: isError, and nothing read", async () => {
     const ws = uniqueWorkspace("ctx");
-    for (const args of [{}, { query: "  " }, { entityNames: [] }, { query: "x", maxTokens: 10 }, { query: "x", maxTokens: 20_001 }]) {
+    const lone = "a\uD800b"; // an unpaired surrogate: the text rule every tool applies
+    for (const args of [
+      {},
+      { query: "  " },
+      { entityNames: [] },
+      { query: "x", maxTokens: 10 },
+      { query: "x", maxTokens: 20_001 },
+      { query: lone },
+      { entityNames: ["A", lone] },
+      { entityNames: Array.from({ length: 51 }, (_, i) => `e${i}`) },
+    ]) {
       let result: CallToolResult | undefined;
       expect(await requestsOf(async () => (result = await context(ws, args)))).toBe(0);
       expect(failed(result!).error).toBe("ValidationError");
