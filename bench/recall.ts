@@ -15,6 +15,7 @@ import { parseArgs } from "node:util";
 
 import { runCli } from "../src/cli/main.js";
 import { CLI_STORAGE_TIMEOUT_MS } from "../src/config/table.js";
+import { localEmbedder } from "../src/search/embedding/localModel.js";
 import { type ChildHandle, startChild } from "./lib/processes.js";
 import { summarize } from "./lib/stats.js";
 import { CORPUS_ENTITIES, CORPUS_QUERIES, CORPUS_RELATIONS, type CorpusEntity, type CorpusRelation } from "./recall/corpus.js";
@@ -167,13 +168,17 @@ async function main(): Promise<void> {
       latency.push({ entities: size, seeding, firstSearchMs, modes: perMode, quality: sizeQuality });
     }
 
+    // In-process with the packaged model (the server's default, MEMORY_EMBEDDINGS=local), loaded on the first search.
+    const embedder = modes.includes("meaning") ? localEmbedder() : undefined;
     const inProcess = [];
     for (const size of chosen.sizes) {
       const extra = distractors(size - CORPUS_ENTITIES.length);
       log(`in-process at N=${size} …`);
-      inProcess.push(
-        await measureInProcess([...CORPUS_ENTITIES, ...extra.entities], [...CORPUS_RELATIONS, ...extra.relations], CORPUS_QUERIES, modes),
-      );
+      const entities = [...CORPUS_ENTITIES, ...extra.entities];
+      inProcess.push(await measureInProcess(entities, [...CORPUS_RELATIONS, ...extra.relations], CORPUS_QUERIES, modes, embedder));
+    }
+    if (embedder?.loadedInMs !== undefined) {
+      notes.push(`The packaged model's first load in this process (read and index the file): ${embedder.loadedInMs.toFixed(0)} ms.`);
     }
 
     const report: RecallReport = {
