@@ -1,6 +1,6 @@
 import type { InProcessRun } from "./inProcess.js";
 import type { Scores } from "./metrics.js";
-import { type Mode, type ModeQuality, SPLITS } from "./quality.js";
+import { type Mode, type ModeQuality, type RankerShares, SPLITS } from "./quality.js";
 
 /** One size's latency through MCP: per mode, the client's p50/p99, the server's own p50, storage requests per call. */
 export interface McpLatency {
@@ -22,6 +22,8 @@ export interface RecallReport {
   model?: string;
   seedSeconds: number;
   quality: ModeQuality[];
+  /** From hybrid's `explain` on the corpus: which rankers found the judged answers it ranked in its top 10. */
+  rankers?: RankerShares;
   latency: McpLatency[];
   inProcess: InProcessRun[];
   notes: string[];
@@ -74,6 +76,21 @@ export function recallMarkdown(report: RecallReport): string {
     "",
     ...acceptance(report.quality),
   ];
+  if (report.rankers) {
+    const rows = SPLITS.map((split) => {
+      const r = report.rankers![split];
+      const share = (n: number) => (r.answers === 0 ? "–" : `${n} (${pct(n / r.answers)} %)`);
+      return `| ${split} | ${r.answers} | ${share(r.words)} | ${share(r.meaning)} | ${share(r.graph)} | ${r.only.words} / ${r.only.meaning} / ${r.only.graph} |`;
+    });
+    lines.push(
+      "",
+      "Which rankers found the judged answers hybrid ranked in its top 10 (`explain: true`):",
+      "",
+      "| queries | answers in top 10 | words | meaning | graph | found by one ranker alone: words / meaning / graph |",
+      "|---|--:|--:|--:|--:|--:|",
+      ...rows,
+    );
+  }
   for (const run of report.latency) {
     lines.push(
       "",
