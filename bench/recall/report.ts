@@ -57,6 +57,19 @@ function acceptance(quality: readonly ModeQuality[]): string[] {
   ];
 }
 
+/** Issue #24's latency lines: hybrid costs one storage request, and its in-server p50 stays under 2× BM25's (words). */
+function latencyAcceptance(run: McpLatency): string[] {
+  const words = run.modes.find((m) => m.mode === "words");
+  const hybrid = run.modes.find((m) => m.mode === "hybrid");
+  if (!words || !hybrid) return [];
+  const ratio = hybrid.serverP50Ms / words.serverP50Ms;
+  return [
+    "",
+    `- Hybrid storage requests per call: ${hybrid.storageRequestsPerCall.toFixed(2)} (needs 1 on an unchanged workspace).`,
+    `- Hybrid in-server p50 / BM25 (words) in-server p50: **${ratio.toFixed(2)}×** (needs < 2): ${ratio < 2 ? "met" : "**missed**"}.`,
+  ];
+}
+
 export function recallMarkdown(report: RecallReport): string {
   const { corpus } = report;
   const lines = [
@@ -105,6 +118,7 @@ export function recallMarkdown(report: RecallReport): string {
         (m) =>
           `| ${m.mode} | ${m.calls} | ${ms(m.p50Ms)} | ${ms(m.p99Ms)} | ${ms(m.serverP50Ms)} | ${m.storageRequestsPerCall.toFixed(2)} |`,
       ),
+      ...latencyAcceptance(run),
       "",
       `Quality among ${run.entities.toLocaleString("en")} entities:`,
       "",
