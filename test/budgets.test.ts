@@ -263,3 +263,27 @@ describe("bad budgets get a clear error", () => {
     expect(error).toMatchObject({ error: "ValidationError", message: expect.stringContaining("Omit one of them") });
   });
 });
+
+describe("maxTokens (get_context, docs/context.md#the-token-rule): never exceeded, whatever the budget", () => {
+  test("over the hub and its ring, at budgets from the smallest up", async () => {
+    const args = { workspaceName: ws, query: "fact", entityNames: [names[0]!, names[7]!] };
+    type Pack = { items: { source: { kind: string; name?: string }; text: string }[]; tokens: number; omitted: Record<string, number> };
+    const counts: number[] = [];
+    for (const maxTokens of [100, 250, 600, 1500, 4000, 20_000]) {
+      const result = await mcp.call("get_context", { ...args, maxTokens });
+      const pack = ok<Pack>(result);
+      expect(pack.tokens).toBeLessThanOrEqual(maxTokens);
+      // The rule (ceil(chars / 4) + 2 per item, 40 for the frame) recomputed from the answer, and the brief within it.
+      expect(pack.tokens).toBe(pack.items.reduce((sum, item) => sum + Math.ceil(item.text.length / 4) + 2, 40));
+      expect(textOf(result).length).toBeLessThanOrEqual(4 * pack.tokens);
+      // The first entity named ranks first at every budget.
+      expect(pack.items[0]?.source).toMatchObject({ kind: "entity", name: names[0] });
+      counts.push(pack.items.length);
+    }
+    // The largest budget holds everything gathered, so no smaller one packs more.
+    const all = ok<Pack>(await mcp.call("get_context", { ...args, maxTokens: 20_000 }));
+    expect(Object.values(all.omitted).reduce((a, b) => a + b, 0)).toBe(0);
+    expect(Math.max(...counts)).toBe(all.items.length);
+    expect(counts[0]).toBeLessThan(all.items.length);
+  }, 60_000);
+});

@@ -56,6 +56,21 @@ describe("deployment package", () => {
     expect(statSync("dist/model/word-vectors.bin").size).toBeLessThan(25_000_000);
   });
 
+  test("the compiled local server and CLI (dist/src) find the same model", () => {
+    const run = spawnSync(
+      process.execPath,
+      [
+        "--input-type=module",
+        "-e",
+        `const { localEmbedder } = await import(${JSON.stringify(join(process.cwd(), "dist/src/search/embedding/localModel.js"))});` +
+          `const e = localEmbedder(); await e.embed(["card payments"]); console.log(e.path);`,
+      ],
+      { encoding: "utf8" },
+    );
+    expect(run.stderr).toBe("");
+    expect(run.stdout.trim()).toBe(join(process.cwd(), "dist/model/word-vectors.bin"));
+  });
+
   test("holds no tests, sources, infra, Azurite data, settings or node_modules", () => {
     const forbidden =
       /^(test|src|infra|bench|scripts|docs|node_modules|\.azurite|\.azure|\.github|\.ci|dist\/(src|test|bench))\/|^local\.settings|\.test\.|^tsconfig/;

@@ -378,7 +378,7 @@ describe("two instances on one storage", () => {
 
       ok(await alice.call("upsert_entity", { workspaceName: ws, name: "Second", entityType: "t", observations: ["alpha beta"] }));
       const before = second.requests();
-      expect(names(ok(await viaSecond.call("search_entities", { workspaceName: ws, query: "beta" })))).toEqual(["Second"]);
+      expect(names(ok(await viaSecond.call("search_entities", { workspaceName: ws, query: "beta", mode: "words" })))).toEqual(["Second"]);
       expect(second.requests() - before).toBe(1);
 
       ok(await viaSecond.call("delete_entities", { workspaceName: ws, entityNames: ["First"] }));

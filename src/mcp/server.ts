@@ -18,6 +18,7 @@ import { CACHE_HINTS } from "./cacheHints.js";
 import { AskingUser, confirmer } from "./confirmation.js";
 import { SERVER_ICONS, TOOLSET_ICONS } from "./icons.js";
 import type { ToolInstrument } from "./instrument.js";
+import { registerPrompts } from "./prompts.js";
 import { registerResources } from "./resources.js";
 import { errorOutput, workspaceName as workspaceNameField } from "./schemas.js";
 import type { AnyTool, Toolsets } from "./tool.js";
@@ -78,7 +79,7 @@ export function createMcpServer(context: McpContext): Server {
   const server = new Server(
     { name: SERVER_NAME, title: "Central Memory", version: context.version, icons: SERVER_ICONS },
     {
-      capabilities: { tools: {}, resources: {} },
+      capabilities: { tools: {}, resources: {}, prompts: {}, completions: {} },
       cacheHints: CACHE_HINTS,
       instructions:
         INSTRUCTIONS +
@@ -155,6 +156,7 @@ export function createMcpServer(context: McpContext): Server {
     toolsets,
     ...(boundWorkspace !== undefined ? { boundWorkspace } : {}),
   });
+  registerPrompts(server, { services: context.services, principal, ...(boundWorkspace !== undefined ? { boundWorkspace } : {}) });
   return server;
 }
 

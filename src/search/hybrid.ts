@@ -9,9 +9,19 @@ import type { HitExplanation } from "../domain/ports/graphIndex.js";
 export const FUSION = {
   /** The usual RRF constant: it damps the difference between the first few ranks. */
   k: 60,
-  weights: { words: 1, meaning: 1, graph: 0.5 },
+  weights: { words: 2, meaning: 1.5, graph: 0.5 },
+  /**
+   * The least cosine similarity at which the meaning ranker counts an entity as found: below it, texts share little more
+   * than being English.
+   */
+  meaningFloor: 0.2,
   /** How many of the meaning ranker's nearest entities take part (the rest are too far to help). */
   meaningDepth: 50,
+  /**
+   * A words hit counts (coverage)^coveragePower of its weight, coverage being the share of the query's terms it matched: a
+   * hit on one common word of a question phrased in other words is weak evidence, a hit on all of them strong.
+   */
+  coveragePower: 2,
   /** The fused hits whose neighbours the graph ranker ranks. */
   graphSeeds: 5,
 } as const;
@@ -35,7 +45,7 @@ export interface Fused {
  * `admits` applies the search's filters to entities the graph brings in.
  */
 export function fuse(
-  words: readonly { id: string; score: number }[],
+  words: readonly { id: string; score: number; coverage?: number }[],
   meaning: readonly { id: string; similarity: number; observation?: string }[],
   edgesOf: (id: string) => GraphEdge[],
   admits: (id: string) => boolean,
@@ -50,8 +60,8 @@ export function fuse(
     hit.score += weight / (FUSION.k + rank);
     return hit;
   };
-  words.forEach(({ id, score }, i) => {
-    add(id, FUSION.weights.words, i + 1).explain.words = { rank: i + 1, score: round(score) };
+  words.forEach(({ id, score, coverage = 1 }, i) => {
+    add(id, FUSION.weights.words * coverage ** FUSION.coveragePower, i + 1).explain.words = { rank: i + 1, score: round(score) };
   });
   meaning.slice(0, FUSION.meaningDepth).forEach(({ id, similarity, observation }, i) => {
     add(id, FUSION.weights.meaning, i + 1).explain.meaning = {

@@ -68,3 +68,21 @@ export function searchTermsOf(text: string): string[] {
   }
   return terms;
 }
+
+/**
+ * The terms the words ranker indexes and looks up for one word: its stem (searchTerm), and the word itself when stemming
+ * changed it. The stem matches every inflection ("invoices" finds "invoice"); the word as written keeps typo tolerance and
+ * prefixes working on whole words ("reconciliaton" is one edit from "reconciliation", four from its stem "reconcili"), and
+ * scores an exact form above an inflection. The stem comes first, so the word as written is the last term of a query
+ * (the one matched as a prefix). Null for a stop word.
+ *
+ * @example
+ * searchForms("Invoices") // ["invoic", "invoices"]
+ * searchForms("tea") // ["tea"]
+ */
+export function searchForms(term: string): string[] | null {
+  const normalized = normalizeTerm(term);
+  if (normalized.length === 0 || STOP_WORDS.has(normalized)) return null;
+  const stemmed = stem(normalized);
+  return stemmed === normalized ? [stemmed] : [stemmed, normalized];
+}

@@ -17,9 +17,9 @@ import type {
 import type { TraversalPort } from "../domain/rules/navigation.js";
 import { type SearchText, searchTextOf, substringRank } from "../domain/rules/search.js";
 import { statsOf, tagsCarriedBy, tagUsageOf } from "./graphStats.js";
-import { fuse, type GraphEdge } from "./hybrid.js";
+import { fuse, FUSION, type GraphEdge } from "./hybrid.js";
 import { type EstimatedGraph, MemoryEstimate } from "./memoryEstimate.js";
-import { normalizedText, normalizeTerm, termsOf, tokenize } from "./text.js";
+import { normalizedText, searchForms, searchTerm, tokenize } from "./text.js";
 import { nameText, VectorSpace } from "./vectors.js";
 
 /** One entity as the index holds it: as the fold holds it (domain/feed/fold.ts). */
@@ -33,12 +33,6 @@ interface Doc {
 }
 
 type Field = EntityHit["matchedFields"][number];
-
-/**
- * The least cosine similarity at which the meaning ranker counts an entity as found: below it, texts share little more
- * than being English. Chosen on the judged corpus (docs/search.md#recall-measured).
- */
-export const MEANING_FLOOR = 0.3;
 
 /** Workspaces this large drop their most common terms from multi-word queries (withoutCommonTerms). */
 const PRUNE_FROM_ENTITIES = 1000;
@@ -57,8 +51,9 @@ export class WorkspaceIndex {
   private readonly text = new MiniSearch<Doc>({
     fields: ["name", "entityType", "observations"],
     tokenize,
-    processTerm: normalizeTerm,
-    searchOptions: { tokenize, processTerm: normalizeTerm },
+    // Words first (docs/search.md#search_entities): stemmed, stop words dropped, in the index and in queries alike.
+    processTerm: searchForms,
+    searchOptions: { tokenize, processTerm: searchForms },
   });
   /** search_nodes' lower-cased text of an entity, made on first use and dropped when the fold touches it. */
   private readonly lowered = new Map<string, SearchText>();
@@ -226,7 +221,7 @@ export class WorkspaceIndex {
       const words = mode === "meaning" ? [] : this.wordsRanking(query, admits);
       const meaning =
         mode !== "words" && queryVector && this.vectors
-          ? this.vectors.nearest(queryVector, (id) => admits(this.graph.entities.get(id)!), MEANING_FLOOR)
+          ? this.vectors.nearest(queryVector, (id) => admits(this.graph.entities.get(id)!), FUSION.meaningFloor)
           : [];
       if (mode === "words") {
         ranked = words
@@ -249,8 +244,9 @@ export class WorkspaceIndex {
           similarity,
           ...(text > 0 ? { observation: this.vectors!.textOf(id, text)! } : {}),
         }));
+        const queryWords = wordsOf(query);
         ranked = fuse(
-          words.map(({ item, score }) => ({ id: item.id, score })),
+          words.map(({ item, score, result }) => ({ id: item.id, score, coverage: coverageOf(queryWords, result.queryTerms) })),
           nearest,
           (id) => this.edgesOf(id),
           (id) => admits(this.graph.entities.get(id)!),
@@ -280,7 +276,8 @@ export class WorkspaceIndex {
       const terms = new Set(Object.keys(result?.match ?? {}));
       const fields = new Set<Field>(Object.values(result?.match ?? {}).flat() as Field[]);
       const matchedObservations = contentsOf(item).filter(
-        (content) => content === nearest || (result !== undefined && termsOf(content).some((t) => terms.has(t))),
+        (content) =>
+          content === nearest || (result !== undefined && tokenize(content).some((word) => searchForms(word)?.some((t) => terms.has(t)))),
       );
       return {
         entity: entityOf(item),
@@ -379,11 +376,15 @@ export class WorkspaceIndex {
    * workspace, where the cost does not matter and the low-ranked hits may.
    */
   private withoutCommonTerms(query: string): string {
-    const terms = termsOf(query);
+    // Words as typed (the search stems them again), each with its term; stop words have none and go.
+    const words = tokenize(query).flatMap((word) => {
+      const term = searchTerm(word);
+      return term === null ? [] : [{ word, term }];
+    });
     const entities = this.graph.entities.size;
-    if (terms.length < 2 || entities < PRUNE_FROM_ENTITIES) return query;
-    const rare = terms.filter((term, i) => i === terms.length - 1 || this.documentFrequency(term) * 2 <= entities);
-    return rare.length === terms.length || rare.length === 0 ? query : rare.join(" ");
+    if (words.length < 2 || entities < PRUNE_FROM_ENTITIES) return query;
+    const rare = words.filter(({ term }, i) => i === words.length - 1 || this.documentFrequency(term) * 2 <= entities);
+    return rare.length === words.length || rare.length === 0 ? query : rare.map(({ word }) => word).join(" ");
   }
 
   /**
@@ -428,6 +429,21 @@ const contentsOf = (item: Item): string[] => [...item.observations.values()];
 const textsOf = (item: Item): string[] => [nameText(item.name, item.entityType), ...contentsOf(item)];
 
 const round = (value: number) => Math.round(value * 1000) / 1000;
+
+/** The query's words that are not stop words, each as the terms it is looked up by (searchForms). */
+function wordsOf(query: string): string[][] {
+  return tokenize(query).flatMap((word) => {
+    const forms = searchForms(word);
+    return forms ? [forms] : [];
+  });
+}
+
+/** The share of the query's words a hit matched (in any of their forms; MiniSearch lists the query terms that matched). */
+function coverageOf(queryWords: readonly string[][], matched: readonly string[]): number {
+  if (queryWords.length === 0) return 1;
+  const found = new Set(matched);
+  return queryWords.filter((forms) => forms.some((form) => found.has(form))).length / queryWords.length;
+}
 
 /** One hit on its way to a page: what each ranker said of it. */
 interface Ranked {

@@ -27,15 +27,17 @@ describe("fuse", () => {
       noEdges,
       all,
     );
-    expect(fused.map((hit) => hit.id)).toEqual(["b", "a", "c"]);
+    const { words, meaning } = FUSION.weights;
+    expect(fused.map((hit) => hit.id)).toEqual(["b", ...(words >= meaning ? ["a", "c"] : ["c", "a"])]);
     const b = fused[0]!;
-    expect(b.score).toBeCloseTo(1 / (FUSION.k + 2) + 1 / (FUSION.k + 2), 10);
+    expect(b.score).toBeCloseTo(words / (FUSION.k + 2) + meaning / (FUSION.k + 2), 10);
     expect(b.explain).toEqual({
       words: { rank: 2, score: 5 },
       meaning: { rank: 2, similarity: 0.8, observation: "owns the checkout service" },
     });
-    // a (words rank 1) and c (meaning rank 1) tie on score: the id breaks the tie.
-    expect(fused[1]!.score).toBeCloseTo(fused[2]!.score, 10);
+    // a (words rank 1) and c (meaning rank 1) score their rankers' weights.
+    expect(fused.find((hit) => hit.id === "a")!.score).toBeCloseTo(words / (FUSION.k + 1), 10);
+    expect(fused.find((hit) => hit.id === "c")!.score).toBeCloseTo(meaning / (FUSION.k + 1), 10);
   });
 
   test("the graph ranker brings in neighbours of the strongest hits, weighted by the seeds' ranks, and says through which relation", () => {
@@ -61,6 +63,23 @@ describe("fuse", () => {
     expect(byId.get("n1")!.explain.graph!.rank).toBe(2);
     expect(byId.get("a")!.explain.graph).toBeUndefined();
     expect(byId.get("n2")!.score).toBeCloseTo(FUSION.weights.graph / (FUSION.k + 1), 10);
+  });
+
+  test("a words hit counts by the share of the query's terms it matched", () => {
+    const fused = fuse(
+      [
+        { id: "all", score: 1, coverage: 1 },
+        { id: "half", score: 1, coverage: 0.5 },
+      ],
+      [],
+      noEdges,
+      all,
+    );
+    expect(fused.find((hit) => hit.id === "all")!.score).toBeCloseTo(FUSION.weights.words / (FUSION.k + 1), 10);
+    expect(fused.find((hit) => hit.id === "half")!.score).toBeCloseTo(
+      (FUSION.weights.words * 0.5 ** FUSION.coveragePower) / (FUSION.k + 2),
+      10,
+    );
   });
 
   test("the filters apply to what the graph brings in", () => {

@@ -54,4 +54,16 @@ export const LIMITS = {
   deleteEntitiesUnconfirmed: 10,
   /** maxChars: the largest budget accepted (10 MB of JSON text is already far more than any agent can read). */
   maxChars: 10_000_000,
+  /** get_context: the smallest budget (the brief's frame alone takes a few dozen tokens) and the largest (docs/context.md). */
+  contextMinTokens: 100,
+  contextMaxTokens: 20_000,
+  contextDefaultTokens: 2_000,
+  /** get_context: entities one call may name (each is one lookup in the index). */
+  contextEntityNames: 50,
+  /** get_context: search hits taken for the query, observations offered per entity, newest change events offered. */
+  contextHits: 10,
+  contextObservationsPerEntity: 8,
+  contextEvents: 5,
+  /** get_context: how far back "what changed recently" reads the feed (one query of this window, filtered to one entity). */
+  contextRecentMs: 7 * 24 * 60 * 60 * 1000,
 } as const;

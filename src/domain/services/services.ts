@@ -4,6 +4,7 @@ import type { GraphIndex } from "../ports/graphIndex.js";
 import type { GraphStore } from "../ports/store.js";
 import { AdminService } from "./adminService.js";
 import { AsOfReads } from "./asOf.js";
+import { ContextService } from "./contextService.js";
 import { CoreService } from "./coreService.js";
 import { CurateService } from "./curateService.js";
 import { GraphService } from "./graphService.js";
@@ -15,7 +16,8 @@ import { TagService } from "./tagService.js";
 /**
  * The domain, one service per toolset (src/mcp/tool.ts TOOLSETS): a tool calls the service of its
  * toolset and no other. The services share the ports, the as-of reads and the cursor signer; none holds
- * a reference to another, except curate, which runs a non-atomic batch's steps through core and graph.
+ * a reference to another, except curate, which runs a non-atomic batch's steps through core and graph, and context, which
+ * searches through search.
  */
 export interface Services {
   /** upsert_entity, upsert_relation, get_entity_relations. */
@@ -28,6 +30,8 @@ export interface Services {
   history: HistoryService;
   /** Ranked search and stats from the workspace index (docs/search.md). */
   search: SearchService;
+  /** get_context, the memory-context prompt and name completions (docs/context.md); in the search toolset, over search. */
+  context: ContextService;
   /** Neighbourhoods and paths (docs/navigate.md). */
   navigate: NavigateService;
   /** Batches, duplicates and merges (docs/curate.md). */
@@ -65,12 +69,14 @@ export function composeServices(ports: {
   const asOf = new AsOfReads(store);
   const core = new CoreService(store, asOf);
   const graph = new GraphService(store, index, asOf, cursors);
+  const search = new SearchService(index, cursors);
   return {
     core,
     graph,
     tags: new TagService(store.tags, index),
     history: new HistoryService(store, cursors, asOf),
-    search: new SearchService(index, cursors),
+    search,
+    context: new ContextService(index, search, store, store.workspaces),
     navigate: new NavigateService(index),
     curate: new CurateService(store, index, { core, graph }),
     admin: new AdminService(store.workspaces),

@@ -13,6 +13,7 @@ import { executeBatch } from "./executeBatch.js";
 import { findPath } from "./findPath.js";
 import { getAllTags } from "./getAllTags.js";
 import { getChanges } from "./getChanges.js";
+import { getContext } from "./getContext.js";
 import { getEntitiesByTag } from "./getEntitiesByTag.js";
 import { getEntityHistory } from "./getEntityHistory.js";
 import { getEntityRelations } from "./getEntityRelations.js";
@@ -68,6 +69,7 @@ export const ALL_TOOLS: readonly AnyTool[] = [
   searchEntities,
   searchRelations,
   getStats,
+  getContext,
   // navigate: neighbourhoods and paths
   getNeighbors,
   findPath,

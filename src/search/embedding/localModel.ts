@@ -3,7 +3,7 @@ import { fileURLToPath } from "node:url";
 
 import { stem } from "porter2";
 
-import { type Embedder,EmbeddingUnavailable } from "../../domain/ports/embedder.js";
+import { type Embedder, EmbeddingUnavailable } from "../../domain/ports/embedder.js";
 import { termsOf } from "../text.js";
 
 /**
@@ -11,14 +11,14 @@ import { termsOf } from "../text.js";
  * scripts/wordVectors.mjs to dist/model/word-vectors.bin) averaged with SIF weights (Arora et al. 2017). Local CPU, no
  * network, deterministic: a text's vector is a pure function of the text, so it is never stored (docs/architecture.md, search).
  *
- * The file (17 MB) is read on the first embed(), not on import: a cold start that never searches by meaning does not pay.
+ * The file (18 MB) is read on the first embed(), not on import: a cold start that never searches by meaning does not pay.
  *
  * @example
  * const [vector] = await localEmbedder().embed(["card payments fail at checkout"]); // Float32Array(100), unit length
  */
 
 /** The binary's layout version; scripts/wordVectors.mjs writes the same number, and bumps both when the reduction changes. */
-const FORMAT = 1;
+const FORMAT = 2;
 const MAGIC = "CMWV";
 const DIMENSIONS = 100;
 
@@ -30,46 +30,91 @@ function defaultPath(): string {
   return found ?? fileURLToPath(new URL(CANDIDATES[2] ?? "", import.meta.url));
 }
 
+/** The binary's sections, viewed in place (layout: scripts/wordVectors.mjs). */
 interface LoadedModel {
-  readonly index: ReadonlyMap<string, number>;
-  /** Per word: SIF weight times the int8 scale, so a word's contribution is factor[i] * codes[i * 100 + d]. */
-  readonly factor: Float32Array;
+  /** Per word: SIF weight and int8 scale; a word's contribution is weight[i] * scale[i] * codes[i * 100 + d]. */
+  readonly scale: Float32Array;
+  readonly weight: Float32Array;
   readonly codes: Int8Array;
-  /** Words by stem, built on the first miss: "retries" is not kept but "retry" is, and both stem to "retri". */
-  byStem: Map<string, number> | undefined;
+  /** Word numbers in string order, and the words in frequency order, one string with their start offsets. */
+  readonly sorted: Uint32Array;
+  readonly words: string;
+  readonly starts: Uint32Array;
+  /** Terms already looked up (-1: unknown): a workspace repeats its words, and the binary search is ~20 string compares. */
+  readonly seen: Map<string, number>;
 }
 
-function parse(bytes: Buffer, path: string): LoadedModel {
+/** Terms remembered per model before the memo starts again: bounds its memory (~100 B a term) whatever the texts. */
+const SEEN_LIMIT = 100_000;
+
+function parse(file: Buffer, path: string): LoadedModel {
   const fail = (why: string) =>
     new EmbeddingUnavailable(`The word-vector model ${path} ${why}: rebuild it with npm run build (scripts/wordVectors.mjs).`);
-  if (bytes.length < 24 || bytes.toString("latin1", 0, 4) !== MAGIC) throw fail("is not a word-vector model");
-  if (bytes.readUInt32LE(4) !== FORMAT) throw fail(`has format ${bytes.readUInt32LE(4)}, this server reads format ${FORMAT}`);
-  const count = bytes.readUInt32LE(8);
-  if (bytes.readUInt32LE(12) !== DIMENSIONS) throw fail(`has ${bytes.readUInt32LE(12)} dimensions, not ${DIMENSIONS}`);
-  const scalesAt = 24 + Math.ceil(bytes.readUInt32LE(20) / 4) * 4;
+  if (file.length < 24 || file.toString("latin1", 0, 4) !== MAGIC) throw fail("is not a word-vector model");
+  if (file.readUInt32LE(4) !== FORMAT) throw fail(`has format ${file.readUInt32LE(4)}, this server reads format ${FORMAT}`);
+  const count = file.readUInt32LE(8);
+  if (file.readUInt32LE(12) !== DIMENSIONS) throw fail(`has ${file.readUInt32LE(12)} dimensions, not ${DIMENSIONS}`);
+  const pad4 = (n: number) => Math.ceil(n / 4) * 4;
+  const scalesAt = 24 + pad4(file.readUInt32LE(20));
   const weightsAt = scalesAt + count * 4;
   const codesAt = weightsAt + count * 4;
-  const wordsAt = codesAt + count * DIMENSIONS;
-  if (bytes.length < wordsAt + 4 || bytes.length !== wordsAt + 4 + bytes.readUInt32LE(wordsAt)) throw fail("is truncated");
-  const factor = new Float32Array(count);
-  for (let i = 0; i < count; i += 1) factor[i] = bytes.readFloatLE(scalesAt + i * 4) * bytes.readFloatLE(weightsAt + i * 4);
-  const words = bytes.toString("utf8", wordsAt + 4).split("\n");
-  if (words.length !== count) throw fail(`lists ${words.length} words for ${count} vectors`);
-  const index = new Map<string, number>();
-  words.forEach((word, i) => index.set(word, i));
-  return { index, factor, codes: new Int8Array(bytes.buffer, bytes.byteOffset + codesAt, count * DIMENSIONS), byStem: undefined };
+  const sortedAt = codesAt + pad4(count * DIMENSIONS);
+  const wordsAt = sortedAt + count * 4;
+  if (file.length < wordsAt + 4 || file.length !== wordsAt + 4 + file.readUInt32LE(wordsAt)) throw fail("is truncated");
+  // Typed views need 4-byte alignment; a whole-file read starts at 0, and a copy covers any other case.
+  const bytes = file.byteOffset % 4 === 0 ? file : Buffer.from(new Uint8Array(file).buffer);
+  const view = <T>(Type: new (buffer: ArrayBufferLike, offset: number, length: number) => T, at: number, length: number) =>
+    new Type(bytes.buffer, bytes.byteOffset + at, length);
+  const words = bytes.toString("utf8", wordsAt + 4);
+  const starts = new Uint32Array(count + 1);
+  let word = 1;
+  for (let at = 0; at < words.length && word < count; at += 1) if (words.charCodeAt(at) === 10) starts[word++] = at + 1;
+  starts[count] = words.length + 1;
+  if (word !== count) throw fail(`lists ${word} words for ${count} vectors`);
+  return {
+    scale: view(Float32Array, scalesAt, count),
+    weight: view(Float32Array, weightsAt, count),
+    codes: view(Int8Array, codesAt, count * DIMENSIONS),
+    sorted: view(Uint32Array, sortedAt, count),
+    words,
+    starts,
+    seen: new Map(),
+  };
 }
 
-function lookup(model: LoadedModel, term: string): number | undefined {
-  const exact = model.index.get(term);
-  if (exact !== undefined) return exact;
-  if (!model.byStem) {
-    // Words are in frequency order, so each stem maps to its most frequent word.
-    const byStem = new Map<string, number>();
-    for (const [word, i] of model.index) if (!byStem.has(stem(word))) byStem.set(stem(word), i);
-    model.byStem = byStem;
+function exactly(model: LoadedModel, term: string): number | undefined {
+  let low = 0;
+  let high = model.sorted.length - 1;
+  while (low <= high) {
+    const middle = (low + high) >>> 1;
+    const i = model.sorted[middle] ?? 0;
+    const word = model.words.slice(model.starts[i], (model.starts[i + 1] ?? 0) - 1);
+    if (word === term) return i;
+    if (word < term) low = middle + 1;
+    else high = middle - 1;
   }
-  return model.byStem.get(stem(term));
+  return undefined;
+}
+
+/**
+ * A term's word number: the word itself, else the most frequent kept word of the same Porter2 stem among its common
+ * inflections ("refactored" is not kept, "refactoring" is; "retries" finds "retried"), else undefined.
+ */
+function lookup(model: LoadedModel, term: string): number | undefined {
+  const remembered = model.seen.get(term);
+  if (remembered !== undefined) return remembered < 0 ? undefined : remembered;
+  let found = exactly(model, term);
+  if (found === undefined) {
+    const root = stem(term);
+    const y = root.endsWith("i") ? `${root.slice(0, -1)}y` : root;
+    for (const form of [root, `${root}e`, `${root}s`, `${root}es`, `${root}ed`, `${root}ing`, `${root}ion`, y, `${y}s`]) {
+      const i = form === term ? undefined : exactly(model, form);
+      if (i !== undefined && (found === undefined || i < found) && stem(form) === root) found = i;
+    }
+  }
+  if (model.seen.size >= SEEN_LIMIT) model.seen.clear();
+  model.seen.set(term, found ?? -1);
+  return found;
 }
 
 export class WordVectorEmbedder implements Embedder {
@@ -110,20 +155,22 @@ export class WordVectorEmbedder implements Embedder {
 
   /** SIF: the weighted sum of the text's known words (the common component was removed from each at build time), unit length. */
   private vectorOf(model: LoadedModel, text: string): Float32Array {
-    const sum = new Float64Array(DIMENSIONS);
+    // Plain number[] accumulators with in-range indexes (every word has DIMENSIONS codes): the hot loop of a cold index.
+    const sum: number[] = new Array<number>(DIMENSIONS).fill(0);
+    const { codes } = model;
     for (const term of termsOf(text)) {
       const i = lookup(model, term);
       if (i === undefined) continue;
-      const factor = model.factor[i] ?? 0;
+      const factor = (model.weight[i] as number) * (model.scale[i] as number);
       const base = i * DIMENSIONS;
-      for (let d = 0; d < DIMENSIONS; d += 1) sum[d] = (sum[d] ?? 0) + factor * (model.codes[base + d] ?? 0);
+      for (let d = 0; d < DIMENSIONS; d += 1) sum[d] = (sum[d] as number) + factor * (codes[base + d] as number);
     }
     let norm = 0;
-    for (let d = 0; d < DIMENSIONS; d += 1) norm += (sum[d] ?? 0) ** 2;
+    for (const x of sum) norm += x * x;
     const vector = new Float32Array(DIMENSIONS);
     if (norm === 0) return vector;
     const inverse = 1 / Math.sqrt(norm);
-    for (let d = 0; d < DIMENSIONS; d += 1) vector[d] = (sum[d] ?? 0) * inverse;
+    sum.forEach((x, d) => (vector[d] = x * inverse));
     return vector;
   }
 }
