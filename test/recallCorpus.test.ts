@@ -122,6 +122,7 @@ describe("the metrics", () => {
       { ranked: ["c", "f"], relevant: { c: 2, f: 1 } },
       { ranked: ["x"], relevant: { y: 2 } },
     ]);
-    expect(scores).toEqual({ queries: 2, recallAt5: 0.5, recallAt10: 0.5, mrr: 0.5, ndcgAt10: 0.5 });
+    // recall@5 is 1 and 0: sample standard deviation √0.5, over √2 queries.
+    expect(scores).toEqual({ queries: 2, recallAt5: 0.5, recallAt5StdErr: 0.5, recallAt10: 0.5, mrr: 0.5, ndcgAt10: 0.5 });
   });
 });

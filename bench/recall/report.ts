@@ -37,10 +37,12 @@ function qualityTable(quality: readonly ModeQuality[]): string {
   const rows = quality.flatMap(({ mode, scores }) =>
     SPLITS.map((split) => {
       const s: Scores = scores[split];
-      return `| ${mode} | ${split} (${s.queries}) | ${pct(s.recallAt5)} | ${pct(s.recallAt10)} | ${s.mrr.toFixed(3)} | ${s.ndcgAt10.toFixed(3)} |`;
+      return `| ${mode} | ${split} (${s.queries}) | ${pct(s.recallAt5)} ± ${pct(s.recallAt5StdErr)} | ${pct(s.recallAt10)} | ${s.mrr.toFixed(3)} | ${s.ndcgAt10.toFixed(3)} |`;
     }),
   );
-  return ["| mode | queries | recall@5 % | recall@10 % | MRR | nDCG@10 |", "|---|---|--:|--:|--:|--:|", ...rows].join("\n");
+  return ["| mode | queries | recall@5 % (± standard error) | recall@10 % | MRR | nDCG@10 |", "|---|---|--:|--:|--:|--:|", ...rows].join(
+    "\n",
+  );
 }
 
 /** The acceptance lines of issue #24 that this bench can judge. */
@@ -50,9 +52,11 @@ function acceptance(quality: readonly ModeQuality[]): string[] {
   const hybrid = of("hybrid");
   if (!words || !hybrid) return ["- Acceptance not judged: the server measured here has no `mode` (only BM25 ran)."];
   const gain = (hybrid.paraphrase.recallAt5 - words.paraphrase.recallAt5) * 100;
+  // Unpaired: an upper bound on the paired difference's standard error when the two rankings' hits go together.
+  const gainError = Math.hypot(hybrid.paraphrase.recallAt5StdErr, words.paraphrase.recallAt5StdErr) * 100;
   const keywordLoss = (words.keyword.recallAt5 - hybrid.keyword.recallAt5) * 100;
   return [
-    `- Paraphrase queries, hybrid recall@5 − BM25 recall@5: **${gain.toFixed(1)} points** (needs ≥ 25): ${gain >= 25 ? "met" : "**missed**"}.`,
+    `- Paraphrase queries, hybrid recall@5 − BM25 recall@5: **${gain.toFixed(1)} points** (± ${gainError.toFixed(1)}; needs ≥ 25): ${gain >= 25 ? "met" : "**missed**"}.`,
     `- Keyword queries, BM25 recall@5 − hybrid recall@5: **${keywordLoss.toFixed(1)} points** (needs ≤ 2): ${keywordLoss <= 2 ? "met" : "**missed**"}.`,
   ];
 }
