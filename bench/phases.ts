@@ -78,6 +78,12 @@ export const CORE_PHASES: Phase[] = [
     run: (ops, i, n) => ops.searchRelations(spread(i, n)),
   },
   { name: "get_stats", operation: "getStats", calls: (w) => w.searchCalls, run: (ops) => ops.getStats() },
+  {
+    name: "get_context (1 name + query)",
+    operation: "getContext",
+    calls: (w) => w.searchCalls,
+    run: (ops, i, n) => ops.getContext(spread(i, n)),
+  },
   // Navigation (ours only), on the ring: depth 2 both ways is the entity and four neighbours; the path spans three relations.
   {
     name: "get_neighbors (depth 2)",

@@ -81,10 +81,10 @@ describe("npm run bench", () => {
       "get_entity_relations",
     );
     // Seven phases every Table target runs; the two change-feed reads, the two navigation phases (get_neighbors, find_path)
-    // and the three curate phases only ours has; and the three search-group reads (ours, and the floor issuing the index's
-    // requests).
-    expect(report.phases.filter((row) => row.target === "ours")).toHaveLength(17);
-    expect(report.phases.filter((row) => row.target === "ours-2026")).toHaveLength(17);
+    // and the three curate phases only ours has, with get_context; and the three search-group reads (ours, and the floor
+    // issuing the index's requests).
+    expect(report.phases.filter((row) => row.target === "ours")).toHaveLength(18);
+    expect(report.phases.filter((row) => row.target === "ours-2026")).toHaveLength(18);
     expect(report.phases.filter((row) => row.target === "floor")).toHaveLength(10);
   });
 
@@ -109,8 +109,12 @@ describe("npm run bench", () => {
       execute_batch: batch,
       detect_duplicate_entities: duplicates,
       merge_entities: merge,
+      get_context: context,
       ...ours
     } = requestsPerCall(report, "ours");
+    // get_context (ours only): the index brought current, the search's own read of the tail, and one read of the named
+    // entity's recent events (docs/context.md).
+    expect(context).toBe(3);
     // Navigation on the ring runs on the workspace index search_nodes built: one feed-tail read per call, whatever the walk
     // (docs/navigate.md#get_neighbors, #find_path).
     expect(neighbors).toBe(1);
@@ -169,6 +173,7 @@ describe("npm run bench", () => {
       "search_entities",
       "search_relations",
       "get_stats",
+      "get_context",
     ])
       expect(large[tool]).toBe(small[tool]);
   });

@@ -71,6 +71,8 @@ const SURROGATE_CALLS: [string, Record<string, unknown>, RegExp][] = [
   ["get_changes", { principal: LONE }, /principal/],
   ["get_entity_history", { entityName: LONE }, /entityName/],
   ["restore_entity", { entityName: LONE }, /entityName/],
+  ["get_context", { query: LONE }, /query/],
+  ["get_context", { entityNames: [LONE] }, /entityNames\[0\]/],
   ["search_entities", { query: LONE }, /query/],
   ["search_entities", { entityType: LONE }, /entityType/],
   ["search_entities", { tags: [LONE] }, /tags\[0\]/],

@@ -157,8 +157,9 @@ describe("delete_workspace", () => {
     const before = server.requests();
     const done = ok<{ rowsDeleted: number }>(await writer.call("delete_workspace", { workspaceName: C, confirm: C }));
     // The registry row marked as being deleted, one key-only query, ceil(rows / 100) transactions, one more query that finds
-    // the partition empty, the registry row's delete, and the record.
-    expect(server.requests() - before).toBe(1 + 1 + Math.ceil((rows.length - 1) / 100) + 1 + 1 + 1);
+    // the partition empty, one key-only query of the workspace's kept vectors (none, with the packaged model), the registry
+    // row's delete, and the record.
+    expect(server.requests() - before).toBe(1 + 1 + Math.ceil((rows.length - 1) / 100) + 1 + 1 + 1 + 1);
     expect(done.rowsDeleted).toBe(rows.length);
     expect(await rawRows(C)).toEqual([]);
     expect(await rawRows(B)).toEqual(neighbour);

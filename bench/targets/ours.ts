@@ -88,6 +88,7 @@ export async function startOurs(connectionString: string, era: Era = "2025"): Pr
       searchEntities: async (query) => void (await call("search_entities", { query, limit: 20 })),
       searchRelations: async (from) => void (await call("search_relations", { from })),
       getStats: async () => void (await call("get_stats", {})),
+      getContext: async (name) => void (await call("get_context", { query: name, entityNames: [name] })),
       seed: (entities, relations) => seedInChunks(call, entities, relations),
       getNeighbors: async (name) => void (await call("get_neighbors", { entityName: name, depth: 2, direction: "both" })),
       findPath: async (from, to) => {

@@ -41,6 +41,8 @@ export interface Operations {
   /** search_relations: the relations starting at one entity. */
   searchRelations(from: string): Promise<void>;
   getStats(): Promise<void>;
+  /** get_context (ours only): a brief for one entity's name as query and as the entity named. */
+  getContext(name: string): Promise<void>;
   /** Writes many entities, then many relations, in as few calls as the target allows (bench/search.ts seeds with it). */
   seed(entities: EntitySpec[], relations: RelationSpec[]): Promise<void>;
   /** get_neighbors of one entity, depth 2, both directions (only targets with traversal). */

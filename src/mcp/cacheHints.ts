@@ -4,7 +4,7 @@ import type { ServerOptions } from "@modelcontextprotocol/server";
  * How long a 2026-07-28 client may keep each cacheable result (docs/architecture.md#cache-hints). The SDK puts these on
  * the wire only for that revision; 2025-era answers carry none.
  *
- * - The listings (tools, resources, templates) depend only on the route, its toolsets and the caller's access, and change
+ * - The listings (tools, resources, templates, prompts) depend only on the route, its toolsets and the caller's access, and change
  *   only with a deploy: an hour, which is how long a deploy may take to reach every client. Private, because what a
  *   caller is shown depends on its grants (a read-only caller sees no write tools).
  * - `server/discover` depends on the route and its toolsets alone (not on the caller): an hour, and shared caches may keep it.
@@ -17,6 +17,7 @@ export const CACHE_HINTS: NonNullable<ServerOptions["cacheHints"]> = {
   "tools/list": { ttlMs: LISTING_TTL_MS, cacheScope: "private" },
   "resources/list": { ttlMs: LISTING_TTL_MS, cacheScope: "private" },
   "resources/templates/list": { ttlMs: LISTING_TTL_MS, cacheScope: "private" },
+  "prompts/list": { ttlMs: LISTING_TTL_MS, cacheScope: "private" },
   "server/discover": { ttlMs: LISTING_TTL_MS, cacheScope: "public" },
   "resources/read": { ttlMs: 0, cacheScope: "private" },
 };

@@ -53,8 +53,9 @@ const INSTRUCTIONS =
 /** Recall: the best tool offered (search_entities ranks by words, meaning and graph; search_nodes only matches substrings). */
 const RECALL_INSTRUCTIONS =
   "Recall with search_entities: it ranks by words and by meaning, so ask in your own words ('who looks after payments'); " +
-  "explain: true says why each hit was found. open_nodes reads entities you can name; read_graph with mode 'names' and a limit " +
-  "gives a small overview of a large graph.";
+  "explain: true says why each hit was found. get_context gives a brief of what memory holds on a question or on named entities, " +
+  "within a token budget. open_nodes reads entities you can name; read_graph with mode 'names' and a limit gives a small " +
+  "overview of a large graph.";
 const RECALL_WITHOUT_SEARCH_INSTRUCTIONS =
   "Recall with search_nodes and open_nodes; read_graph with mode 'names' and a limit gives a small overview of a large graph.";
 const TAGS_INSTRUCTIONS =

@@ -4,6 +4,8 @@ import type { VectorSpace } from "./vectors.js";
 
 /** Texts embedded per call to the embedder, and per background step of a remote model's re-embedding. */
 const BATCH = 64;
+/** Texts a local model embeds between two turns of the event loop (about 0.1 s of CPU at ~15,000 texts a second). */
+const LOCAL_BATCH = 1024;
 /** Query vectors kept (a remote model's query costs a call): the most recent ones. */
 const QUERY_CACHE = 256;
 
@@ -67,8 +69,11 @@ export class Meaning {
 
   private async embedInto(workspace: string, space: VectorSpace, texts: ReadonlyMap<string, string>): Promise<void> {
     const entries = [...texts];
-    for (let start = 0; start < entries.length; start += this.embedder.remote ? BATCH : entries.length) {
-      const batch = entries.slice(start, start + (this.embedder.remote ? BATCH : entries.length));
+    const size = this.embedder.remote ? BATCH : LOCAL_BATCH;
+    for (let start = 0; start < entries.length; start += size) {
+      // A local model embeds on this thread: between batches, let the instance's other requests run.
+      if (start > 0 && !this.embedder.remote) await new Promise((resolve) => setImmediate(resolve));
+      const batch = entries.slice(start, start + size);
       const vectors = await this.embedder.embed(batch.map(([, text]) => text));
       const made = new Map(batch.map(([key], i) => [key, vectors[i]!]));
       space.fill(made);

@@ -11,7 +11,7 @@ import { text } from "./rows/rows.js";
 import type { TableGateway } from "./table/gateway.js";
 import { classifyStorageError, toMemoryError } from "./table/storageErrors.js";
 import { registeredAt, registryRow } from "./writes/registration.js";
-import { emptyPartition } from "./writes/workspaceDeletion.js";
+import { emptyPartition, emptyVectors } from "./writes/workspaceDeletion.js";
 
 /** Registrations in flight at once. */
 const REGISTRATIONS_IN_FLIGHT = 8;
@@ -55,6 +55,9 @@ export class TableWorkspaceStore implements WorkspaceStore {
     }
     // Dependents first, rows others hang off last on their ETags, until a read finds nothing (workspaceDeletion.ts).
     let rowsDeleted = await emptyPartition(this.gateway, workspace);
+    // An embeddings endpoint's kept vectors (docs/architecture.md#vectors): a partition of their own, not counted as the
+    // workspace's rows. One key-only read when there are none (the packaged model keeps none).
+    await emptyVectors(this.gateway, workspace);
     // The registry row goes last: until it is gone, a reader of the feed tail sees the same workspace (docs/navigate.md).
     try {
       await this.gateway.deleteRow(workspace, rowKey.workspace, "*");

@@ -71,7 +71,7 @@ export interface PageRequest {
 }
 
 /** One page of search_entities' hits; `unavailable` says why meaning took no part (the embedder failed), when it did not. */
-export interface EntityHitsPage {
+interface EntityHitsPage {
   hits: EntityHit[];
   more: boolean;
   unavailable?: string;

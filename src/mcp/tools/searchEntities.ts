@@ -15,7 +15,7 @@ export const searchEntities = defineTool({
   title: "Search entities (ranked)",
   description:
     "The best way to recall: ranked search of the workspace's entities by words and by meaning, fused with their neighbours in the " +
-    "graph, so 'who looks after payments' finds the team that 'owns the checkout service'. Words are matched on names, types and " +
+    "graph, so 'money owed by clients' finds the service that 'sends invoices to customers'. Words are matched on names, types and " +
     "observations, stemmed, insensitive to case and accents, the last word as a prefix, small typos tolerated; an exact name ranks " +
     "first. mode 'words' or 'meaning' uses one ranker; explain: true says why each hit was found. Use it to answer 'what do we know about X'. " +
     "Narrow with entityType, tags, createdBy and updatedSince (all must hold); with filters and no query it lists by name. " +
