@@ -15,12 +15,13 @@ import { parseArgs } from "node:util";
 
 import { runCli } from "../src/cli/main.js";
 import { CLI_STORAGE_TIMEOUT_MS } from "../src/config/table.js";
+import { localEmbedder } from "../src/search/embedding/localModel.js";
 import { type ChildHandle, startChild } from "./lib/processes.js";
 import { summarize } from "./lib/stats.js";
 import { CORPUS_ENTITIES, CORPUS_QUERIES, CORPUS_RELATIONS, type CorpusEntity, type CorpusRelation } from "./recall/corpus.js";
 import { distractors } from "./recall/distractors.js";
 import { measureInProcess } from "./recall/inProcess.js";
-import { measureQuality, type Mode, MODES } from "./recall/quality.js";
+import { measureQuality, type Mode, MODES, type Rankers, rankerShares } from "./recall/quality.js";
 import { type McpLatency, recallMarkdown, type RecallReport } from "./recall/report.js";
 import { connectMcp } from "./targets/ours.js";
 import { seedInChunks } from "./targets/types.js";
@@ -29,9 +30,10 @@ const REPO = fileURLToPath(new URL("../../", import.meta.url));
 const WORKSPACE = "recall";
 const TABLE = "benchrecall";
 
-const USAGE = `npm run bench:recall -- [--entities N[,N…]] [--skip-latency] [--seed mcp|cli] [--modes M[,M…]] [--out FILE]
+const USAGE = `npm run bench:recall -- [--entities N[,N…]] [--mcp-entities N[,N…]] [--skip-latency] [--seed mcp|cli] [--modes M[,M…]] [--out FILE]
 
   --entities      workspace sizes for the latency runs: the corpus plus generated distractors (default 1000,10000)
+  --mcp-entities  the sizes among them also measured through MCP (default: all; each in-process regardless)
   --skip-latency  quality on the corpus only
   --seed          how the latency workspaces are seeded: mcp (create_entities in bulk, as bench:search) or cli (the CLI's
                   import into the same table); default: both at the first size, timed, then the faster one
@@ -43,6 +45,7 @@ function options(argv: string[]) {
     args: argv,
     options: {
       entities: { type: "string" },
+      "mcp-entities": { type: "string" },
       "skip-latency": { type: "boolean" },
       seed: { type: "string" },
       modes: { type: "string" },
@@ -53,7 +56,8 @@ function options(argv: string[]) {
   });
   if (values.help) return undefined;
   const sizes = (values.entities ?? "1000,10000").split(",").map(Number);
-  if (sizes.some((n) => !Number.isInteger(n) || n < CORPUS_ENTITIES.length)) {
+  const mcpSizes = values["mcp-entities"] === undefined ? sizes : values["mcp-entities"].split(",").map(Number);
+  if ([...sizes, ...mcpSizes].some((n) => !Number.isInteger(n) || n < CORPUS_ENTITIES.length)) {
     throw new Error(`--entities: whole numbers of at least the corpus' ${CORPUS_ENTITIES.length} entities.\n\n${USAGE}`);
   }
   if (values.seed !== undefined && values.seed !== "mcp" && values.seed !== "cli") throw new Error(`--seed: mcp or cli.\n\n${USAGE}`);
@@ -62,6 +66,7 @@ function options(argv: string[]) {
   }
   return {
     sizes: values["skip-latency"] ? [] : sizes,
+    mcpSizes: values["skip-latency"] ? [] : mcpSizes,
     seed: values.seed as "mcp" | "cli" | undefined,
     modes: values.modes?.split(",") as Mode[] | undefined,
     out: values.out ?? join(REPO, "bench", "results", "2026-12-02-recall.md"),
@@ -69,7 +74,7 @@ function options(argv: string[]) {
 }
 
 interface Hits {
-  hits: { entity: { name: string } }[];
+  hits: { entity: { name: string }; explain?: Rankers }[];
 }
 
 async function main(): Promise<void> {
@@ -110,8 +115,22 @@ async function main(): Promise<void> {
     } else if (!modes.includes("meaning")) {
       notes.push('Search by meaning is off on this server (no model): "meaning" could not run, and "hybrid" fused words and graph only.');
     }
+    // Hybrid's explanations on the corpus, by query: which rankers found each hit.
+    const explained = new Map<string, { name: string; explain?: Rankers }[]>();
     const searchIn = (workspaceName: string) => async (query: string, mode: Mode) => {
-      const answer = await client.call<Hits>("search_entities", { workspaceName, query, limit: 10, ...(modesSupported ? { mode } : {}) });
+      const explain = modesSupported && mode === "hybrid" && workspaceName === WORKSPACE;
+      const answer = await client.call<Hits>("search_entities", {
+        workspaceName,
+        query,
+        limit: 10,
+        ...(modesSupported ? { mode } : {}),
+        ...(explain ? { explain } : {}),
+      });
+      if (explain)
+        explained.set(
+          query,
+          answer.hits.map((hit) => ({ name: hit.entity.name, ...(hit.explain ? { explain: hit.explain } : {}) })),
+        );
       return answer.hits.map((hit) => hit.entity.name);
     };
     log(`quality: ${CORPUS_QUERIES.length} queries × ${modes.join(", ")} …`);
@@ -119,7 +138,7 @@ async function main(): Promise<void> {
 
     const latency: McpLatency[] = [];
     let seedVia = chosen.seed;
-    for (const size of chosen.sizes) {
+    for (const size of chosen.mcpSizes) {
       const extra = distractors(size - CORPUS_ENTITIES.length);
       const entities = [...CORPUS_ENTITIES, ...extra.entities];
       const relations = [...CORPUS_RELATIONS, ...extra.relations];
@@ -167,13 +186,17 @@ async function main(): Promise<void> {
       latency.push({ entities: size, seeding, firstSearchMs, modes: perMode, quality: sizeQuality });
     }
 
+    // In-process with the packaged model (the server's default, MEMORY_EMBEDDINGS=local), loaded on the first search.
+    const embedder = modes.includes("meaning") ? localEmbedder() : undefined;
     const inProcess = [];
     for (const size of chosen.sizes) {
       const extra = distractors(size - CORPUS_ENTITIES.length);
       log(`in-process at N=${size} …`);
-      inProcess.push(
-        await measureInProcess([...CORPUS_ENTITIES, ...extra.entities], [...CORPUS_RELATIONS, ...extra.relations], CORPUS_QUERIES, modes),
-      );
+      const entities = [...CORPUS_ENTITIES, ...extra.entities];
+      inProcess.push(await measureInProcess(entities, [...CORPUS_RELATIONS, ...extra.relations], CORPUS_QUERIES, modes, embedder));
+    }
+    if (embedder?.loadedInMs !== undefined) {
+      notes.push(`The packaged model's first load in this process (read and index the file): ${embedder.loadedInMs.toFixed(0)} ms.`);
     }
 
     const report: RecallReport = {
@@ -190,6 +213,7 @@ async function main(): Promise<void> {
       ...(embedding ? { model: `${embedding.model}${embedding.remote ? " (remote)" : ""}` } : {}),
       seedSeconds,
       quality,
+      ...(modes.includes("hybrid") && modesSupported ? { rankers: rankerShares(CORPUS_QUERIES, explained) } : {}),
       latency,
       inProcess,
       notes,

@@ -3,6 +3,7 @@ import { describe, expect, test } from "@jest/globals";
 import { contentStems, sharedContentWords } from "../bench/recall/contentWords.js";
 import { CORPUS_ENTITIES, CORPUS_QUERIES, CORPUS_RELATIONS } from "../bench/recall/corpus.js";
 import { ndcgAt, recallAt, reciprocalRank, scoreAll } from "../bench/recall/metrics.js";
+import { searchTermsOf } from "../src/search/text.js";
 
 /** The corpus of `npm run bench:recall` and its metrics: pure, no storage. */
 const byName = new Map(CORPUS_ENTITIES.map((entity) => [entity.name, entity]));
@@ -53,6 +54,18 @@ describe("the recall corpus", () => {
         .map((name) => ({ query: query.query, name, words: sharedContentWords(query.query, textOf(name)) }))
         .filter(({ words }) => words.length > 0),
     );
+    expect(shared).toEqual([]);
+  });
+
+  test("a paraphrase query shares no search term with its judged answers, as the words ranker compares them (searchTermsOf)", () => {
+    const shared = paraphrases.flatMap((query) => {
+      const terms = new Set(searchTermsOf(query.query));
+      return Object.keys(query.relevant).flatMap((name) =>
+        searchTermsOf(textOf(name))
+          .filter((term) => terms.has(term))
+          .map((term) => `${query.query} -> ${name}: ${term}`),
+      );
+    });
     expect(shared).toEqual([]);
   });
 
@@ -109,6 +122,7 @@ describe("the metrics", () => {
       { ranked: ["c", "f"], relevant: { c: 2, f: 1 } },
       { ranked: ["x"], relevant: { y: 2 } },
     ]);
-    expect(scores).toEqual({ queries: 2, recallAt5: 0.5, recallAt10: 0.5, mrr: 0.5, ndcgAt10: 0.5 });
+    // recall@5 is 1 and 0: sample standard deviation √0.5, over √2 queries.
+    expect(scores).toEqual({ queries: 2, recallAt5: 0.5, recallAt5StdErr: 0.5, recallAt10: 0.5, mrr: 0.5, ndcgAt10: 0.5 });
   });
 });

@@ -4,12 +4,17 @@
  * runbooks, with the relations between them), and the queries an agent asks of it with judged answers. Written for the
  * project by hand, not tuned to any model; test/recallCorpus.test.ts checks its counts and the paraphrase property.
  */
-import { CUSTOMERS, PROJECTS, RUNBOOKS, VENDORS } from "./corpus/business.js";
-import { DECISIONS, INCIDENTS } from "./corpus/events.js";
-import { PEOPLE, TEAMS } from "./corpus/people.js";
+import { CUSTOMERS } from "./corpus/customers.js";
+import { DECISIONS } from "./corpus/decisions.js";
+import { INCIDENTS } from "./corpus/incidents.js";
+import { PEOPLE } from "./corpus/people.js";
+import { PROJECTS } from "./corpus/projects.js";
 import { KEYWORD_QUERIES, PARAPHRASE_QUERIES } from "./corpus/queries.js";
+import { RUNBOOKS } from "./corpus/runbooks.js";
 import { DATABASES, SERVICES } from "./corpus/systems.js";
+import { TEAMS } from "./corpus/teams.js";
 import { type AuthoredEntity } from "./corpus/types.js";
+import { VENDORS } from "./corpus/vendors.js";
 
 export type { JudgedQuery, QueryKind } from "./corpus/queries.js";
 

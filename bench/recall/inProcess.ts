@@ -16,7 +16,7 @@ const AT = "2026-12-02T10:00:00.000Z";
 const idOf = (i: number) => `00000000-0000-5000-8000-${String(i).padStart(12, "0")}`;
 
 /** The graph as a scan hands it to WorkspaceIndex.build: each entity with the relations it starts. */
-export function snapshotOf(entities: readonly CorpusEntity[], relations: readonly CorpusRelation[]): WorkspaceSnapshot {
+function snapshotOf(entities: readonly CorpusEntity[], relations: readonly CorpusRelation[]): WorkspaceSnapshot {
   const ids = new Map(entities.map((entity, i) => [entity.name, idOf(i)]));
   const starting = new Map<string, Relation[]>();
   relations.forEach((relation, i) => {

@@ -45,6 +45,8 @@ export function ndcgAt(k: number, ranked: readonly string[], relevant: Judgement
 export interface Scores {
   queries: number;
   recallAt5: number;
+  /** The standard error of recallAt5 over these queries (sample standard deviation / √queries): how far it could move. */
+  recallAt5StdErr: number;
   recallAt10: number;
   mrr: number;
   ndcgAt10: number;
@@ -54,9 +56,13 @@ export interface Scores {
 export function scoreAll(runs: readonly { ranked: readonly string[]; relevant: Judgement }[]): Scores {
   const mean = (metric: (ranked: readonly string[], relevant: Judgement) => number) =>
     runs.length === 0 ? Number.NaN : runs.reduce((sum, run) => sum + metric(run.ranked, run.relevant), 0) / runs.length;
+  const at5 = runs.map((run) => recallAt(5, run.ranked, run.relevant));
+  const mean5 = at5.reduce((sum, value) => sum + value, 0) / runs.length;
+  const variance = runs.length < 2 ? Number.NaN : at5.reduce((sum, value) => sum + (value - mean5) ** 2, 0) / (runs.length - 1);
   return {
     queries: runs.length,
     recallAt5: mean((ranked, relevant) => recallAt(5, ranked, relevant)),
+    recallAt5StdErr: Math.sqrt(variance / runs.length),
     recallAt10: mean((ranked, relevant) => recallAt(10, ranked, relevant)),
     mrr: mean(reciprocalRank),
     ndcgAt10: mean((ranked, relevant) => ndcgAt(10, ranked, relevant)),

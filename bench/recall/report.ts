@@ -1,6 +1,6 @@
 import type { InProcessRun } from "./inProcess.js";
 import type { Scores } from "./metrics.js";
-import { type Mode, type ModeQuality, SPLITS } from "./quality.js";
+import { type Mode, type ModeQuality, type RankerShares, SPLITS } from "./quality.js";
 
 /** One size's latency through MCP: per mode, the client's p50/p99, the server's own p50, storage requests per call. */
 export interface McpLatency {
@@ -22,6 +22,8 @@ export interface RecallReport {
   model?: string;
   seedSeconds: number;
   quality: ModeQuality[];
+  /** From hybrid's `explain` on the corpus: which rankers found the judged answers it ranked in its top 10. */
+  rankers?: RankerShares;
   latency: McpLatency[];
   inProcess: InProcessRun[];
   notes: string[];
@@ -35,10 +37,12 @@ function qualityTable(quality: readonly ModeQuality[]): string {
   const rows = quality.flatMap(({ mode, scores }) =>
     SPLITS.map((split) => {
       const s: Scores = scores[split];
-      return `| ${mode} | ${split} (${s.queries}) | ${pct(s.recallAt5)} | ${pct(s.recallAt10)} | ${s.mrr.toFixed(3)} | ${s.ndcgAt10.toFixed(3)} |`;
+      return `| ${mode} | ${split} (${s.queries}) | ${pct(s.recallAt5)} ± ${pct(s.recallAt5StdErr)} | ${pct(s.recallAt10)} | ${s.mrr.toFixed(3)} | ${s.ndcgAt10.toFixed(3)} |`;
     }),
   );
-  return ["| mode | queries | recall@5 % | recall@10 % | MRR | nDCG@10 |", "|---|---|--:|--:|--:|--:|", ...rows].join("\n");
+  return ["| mode | queries | recall@5 % (± standard error) | recall@10 % | MRR | nDCG@10 |", "|---|---|--:|--:|--:|--:|", ...rows].join(
+    "\n",
+  );
 }
 
 /** The acceptance lines of issue #24 that this bench can judge. */
@@ -48,10 +52,25 @@ function acceptance(quality: readonly ModeQuality[]): string[] {
   const hybrid = of("hybrid");
   if (!words || !hybrid) return ["- Acceptance not judged: the server measured here has no `mode` (only BM25 ran)."];
   const gain = (hybrid.paraphrase.recallAt5 - words.paraphrase.recallAt5) * 100;
+  // Unpaired: an upper bound on the paired difference's standard error when the two rankings' hits go together.
+  const gainError = Math.hypot(hybrid.paraphrase.recallAt5StdErr, words.paraphrase.recallAt5StdErr) * 100;
   const keywordLoss = (words.keyword.recallAt5 - hybrid.keyword.recallAt5) * 100;
   return [
-    `- Paraphrase queries, hybrid recall@5 − BM25 recall@5: **${gain.toFixed(1)} points** (needs ≥ 25): ${gain >= 25 ? "met" : "**missed**"}.`,
+    `- Paraphrase queries, hybrid recall@5 − BM25 recall@5: **${gain.toFixed(1)} points** (± ${gainError.toFixed(1)}; needs ≥ 25): ${gain >= 25 ? "met" : "**missed**"}.`,
     `- Keyword queries, BM25 recall@5 − hybrid recall@5: **${keywordLoss.toFixed(1)} points** (needs ≤ 2): ${keywordLoss <= 2 ? "met" : "**missed**"}.`,
+  ];
+}
+
+/** Issue #24's latency lines: hybrid costs one storage request, and its in-server p50 stays under 2× BM25's (words). */
+function latencyAcceptance(run: McpLatency): string[] {
+  const words = run.modes.find((m) => m.mode === "words");
+  const hybrid = run.modes.find((m) => m.mode === "hybrid");
+  if (!words || !hybrid) return [];
+  const ratio = hybrid.serverP50Ms / words.serverP50Ms;
+  return [
+    "",
+    `- Hybrid storage requests per call: ${hybrid.storageRequestsPerCall.toFixed(2)} (needs 1 on an unchanged workspace).`,
+    `- Hybrid in-server p50 / BM25 (words) in-server p50: **${ratio.toFixed(2)}×** (needs < 2): ${ratio < 2 ? "met" : "**missed**"}.`,
   ];
 }
 
@@ -74,6 +93,21 @@ export function recallMarkdown(report: RecallReport): string {
     "",
     ...acceptance(report.quality),
   ];
+  if (report.rankers) {
+    const rows = SPLITS.map((split) => {
+      const r = report.rankers![split];
+      const share = (n: number) => (r.answers === 0 ? "–" : `${n} (${pct(n / r.answers)} %)`);
+      return `| ${split} | ${r.answers} | ${share(r.words)} | ${share(r.meaning)} | ${share(r.graph)} | ${r.only.words} / ${r.only.meaning} / ${r.only.graph} |`;
+    });
+    lines.push(
+      "",
+      "Which rankers found the judged answers hybrid ranked in its top 10 (`explain: true`):",
+      "",
+      "| queries | answers in top 10 | words | meaning | graph | found by one ranker alone: words / meaning / graph |",
+      "|---|--:|--:|--:|--:|--:|",
+      ...rows,
+    );
+  }
   for (const run of report.latency) {
     lines.push(
       "",
@@ -88,6 +122,7 @@ export function recallMarkdown(report: RecallReport): string {
         (m) =>
           `| ${m.mode} | ${m.calls} | ${ms(m.p50Ms)} | ${ms(m.p99Ms)} | ${ms(m.serverP50Ms)} | ${m.storageRequestsPerCall.toFixed(2)} |`,
       ),
+      ...latencyAcceptance(run),
       "",
       `Quality among ${run.entities.toLocaleString("en")} entities:`,
       "",
