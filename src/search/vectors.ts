@@ -21,6 +21,15 @@ export interface Nearest {
   text: number;
 }
 
+interface Packed {
+  ids: string[];
+  /** Per row: the index in `ids` of its entity, and which of the entity's texts it is. */
+  owner: Int32Array;
+  text: Int32Array;
+  matrix: Float32Array;
+  dimensions: number;
+}
+
 /** Heap per vector held: the Float32Array's buffer and header, its map entry and its 32-character key. */
 const VECTOR_OVERHEAD_BYTES = 200;
 /** Heap per text an entity tracks: its key string and array slots (the text itself is counted by the index already). */
@@ -42,12 +51,15 @@ export class VectorSpace {
   /** Kept as texts and vectors come and go, so the estimate costs nothing per call (the registry asks on every answer). */
   private trackedTexts = 0;
   private floats = 0;
+  /** The matrix searches scan (pack), dropped by every change. */
+  private packed: Packed | undefined;
 
   constructor(public readonly model: string) {}
 
   /** Sets an entity's texts (name text first), replacing what it had. */
   track(entityId: string, texts: string[]): void {
     this.untrack(entityId);
+    this.packed = undefined;
     const keys = texts.map(textKey);
     this.tracked.set(entityId, { keys, texts });
     this.trackedTexts += keys.length;
@@ -60,6 +72,7 @@ export class VectorSpace {
   untrack(entityId: string): void {
     const held = this.tracked.get(entityId);
     if (!held) return;
+    this.packed = undefined;
     this.tracked.delete(entityId);
     this.trackedTexts -= held.keys.length;
     for (const key of held.keys) {
@@ -92,6 +105,7 @@ export class VectorSpace {
   fill(vectors: ReadonlyMap<string, Float32Array>): void {
     for (const [key, vector] of vectors) {
       if (!this.uses.has(key)) continue;
+      this.packed = undefined;
       this.floats += vector.length - (this.vectors.get(key)?.length ?? 0);
       this.vectors.set(key, vector);
       this.pending.delete(key);
@@ -116,22 +130,78 @@ export class VectorSpace {
 
   /** Each admitted entity's best similarity to the query over its texts, most similar first, those at or above `floor`. */
   nearest(query: Float32Array, admits: (entityId: string) => boolean, floor: number): Nearest[] {
-    const found: Nearest[] = [];
-    for (const [id, { keys }] of this.tracked) {
-      let best = -Infinity;
-      let at = -1;
-      for (let i = 0; i < keys.length; i++) {
-        const vector = this.vectors.get(keys[i]!);
-        if (!vector) continue;
-        const similarity = dot(query, vector);
-        if (similarity > best) {
-          best = similarity;
-          at = i;
-        }
+    const packed = this.pack();
+    const { ids, owner, text, matrix, dimensions } = packed;
+    const best = new Float64Array(ids.length).fill(-Infinity);
+    const at = new Int32Array(ids.length).fill(-1);
+    const n = Math.min(dimensions, query.length);
+    const whole = n - (n % 4);
+    for (let row = 0; row < owner.length; row++) {
+      const base = row * dimensions;
+      // Four running sums: the multiply-adds of one row no longer wait on each other (~30 % faster measured at 31,347 rows).
+      let s0 = 0;
+      let s1 = 0;
+      let s2 = 0;
+      let s3 = 0;
+      let d = 0;
+      for (; d < whole; d += 4) {
+        s0 += query[d]! * matrix[base + d]!;
+        s1 += query[d + 1]! * matrix[base + d + 1]!;
+        s2 += query[d + 2]! * matrix[base + d + 2]!;
+        s3 += query[d + 3]! * matrix[base + d + 3]!;
       }
-      if (at >= 0 && best >= floor && admits(id)) found.push({ id, similarity: best, text: at });
+      for (; d < n; d++) s0 += query[d]! * matrix[base + d]!;
+      const sum = s0 + s1 + s2 + s3;
+      const entity = owner[row]!;
+      if (sum > best[entity]!) {
+        best[entity] = sum;
+        at[entity] = text[row]!;
+      }
+    }
+    const found: Nearest[] = [];
+    for (let entity = 0; entity < ids.length; entity++) {
+      if (at[entity]! >= 0 && best[entity]! >= floor && admits(ids[entity]!)) {
+        found.push({ id: ids[entity]!, similarity: best[entity]!, text: at[entity]! });
+      }
     }
     return found.sort((a, b) => b.similarity - a.similarity || (a.id < b.id ? -1 : 1));
+  }
+
+  /**
+   * Every held vector in one contiguous matrix, one row per (entity, text) that has a vector: a search is then one pass of
+   * multiply-adds over memory in order, not a map lookup per text. Made again on the first search after a change.
+   */
+  private pack(): Packed {
+    if (this.packed) return this.packed;
+    let rows = 0;
+    let dimensions = 0;
+    for (const { keys } of this.tracked.values()) {
+      for (const key of keys) {
+        const vector = this.vectors.get(key);
+        if (vector) {
+          rows += 1;
+          dimensions = vector.length;
+        }
+      }
+    }
+    const ids: string[] = [];
+    const owner = new Int32Array(rows);
+    const text = new Int32Array(rows);
+    const matrix = new Float32Array(rows * dimensions);
+    let row = 0;
+    for (const [id, { keys }] of this.tracked) {
+      const entity = ids.push(id) - 1;
+      keys.forEach((key, i) => {
+        const vector = this.vectors.get(key);
+        if (!vector) return;
+        owner[row] = entity;
+        text[row] = i;
+        matrix.set(vector.subarray(0, dimensions), row * dimensions);
+        row += 1;
+      });
+    }
+    this.packed = { ids, owner, text, matrix, dimensions };
+    return this.packed;
   }
 
   /** The similarity of the query to each of an entity's texts (name text first); undefined where no vector is held. */
@@ -149,7 +219,8 @@ export class VectorSpace {
 
   /** Estimated heap (docs/search.md#memory): the vectors and the per-text bookkeeping. */
   bytes(): number {
-    return this.floats * 4 + this.vectors.size * VECTOR_OVERHEAD_BYTES + this.trackedTexts * TRACKED_TEXT_BYTES;
+    // The packed matrix (pack) is a second copy of the vectors a search scans, with two ints per row.
+    return this.floats * 8 + this.vectors.size * VECTOR_OVERHEAD_BYTES + this.trackedTexts * (TRACKED_TEXT_BYTES + 8);
   }
 }
 
