@@ -49,7 +49,10 @@ export function fuse(
   meaning: readonly { id: string; similarity: number; observation?: string }[],
   edgesOf: (id: string) => GraphEdge[],
   admits: (id: string) => boolean,
+  /** Orders entities that tie, so that ranks (and so scores) depend on what entities are, never on their ids' order. */
+  tie: (a: string, b: string) => number = (a, b) => (a < b ? -1 : a > b ? 1 : 0),
 ): Fused[] {
+  const byScore = (a: Fused, b: Fused) => b.score - a.score || tie(a.id, b.id);
   const fused = new Map<string, Fused>();
   const add = (id: string, weight: number, rank: number): Fused => {
     let hit = fused.get(id);
@@ -81,7 +84,7 @@ export function fuse(
     }
   });
   [...near]
-    .sort(([a, x], [b, y]) => y.weight - x.weight || (a < b ? -1 : 1))
+    .sort(([a, x], [b, y]) => y.weight - x.weight || tie(a, b))
     .forEach(([id, { via }], i) => {
       add(id, FUSION.weights.graph, i + 1).explain.graph = {
         rank: i + 1,
@@ -90,7 +93,5 @@ export function fuse(
     });
   return [...fused.values()].sort(byScore);
 }
-
-const byScore = (a: Fused, b: Fused) => b.score - a.score || (a.id < b.id ? -1 : 1);
 
 const round = (value: number) => Math.round(value * 1000) / 1000;

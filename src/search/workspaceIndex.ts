@@ -218,10 +218,16 @@ export class WorkspaceIndex {
     } else {
       const wanted = normalizedText(query);
       const exact = (item: Item) => this.nameTermsOf(item) === wanted;
-      const words = mode === "meaning" ? [] : this.wordsRanking(query, admits);
+      // Equal scores are ordered by name, then id, in every ranker: ranks never depend on ids (which differ per workspace).
+      const tie = (a: string, b: string) =>
+        compareText(this.graph.entities.get(a)!.name, this.graph.entities.get(b)!.name) || compareText(a, b);
+      const words =
+        mode === "meaning" ? [] : this.wordsRanking(query, admits).sort((a, b) => b.score - a.score || tie(a.item.id, b.item.id));
       const meaning =
         mode !== "words" && queryVector && this.vectors
-          ? this.vectors.nearest(queryVector, (id) => admits(this.graph.entities.get(id)!), FUSION.meaningFloor)
+          ? this.vectors
+              .nearest(queryVector, (id) => admits(this.graph.entities.get(id)!), FUSION.meaningFloor)
+              .sort((a, b) => b.similarity - a.similarity || tie(a.id, b.id))
           : [];
       if (mode === "words") {
         ranked = words
@@ -250,6 +256,7 @@ export class WorkspaceIndex {
           nearest,
           (id) => this.edgesOf(id),
           (id) => admits(this.graph.entities.get(id)!),
+          tie,
         )
           .map(({ id, score, explain }) => {
             const item = this.graph.entities.get(id)!;
@@ -316,12 +323,16 @@ export class WorkspaceIndex {
   /** The relations touching an entity, as the graph ranker follows them (by name, for the explanation). */
   private edgesOf(id: string): GraphEdge[] {
     const nameOf = (entityId: string) => this.graph.entities.get(entityId)?.name ?? entityId;
-    return this.graph.relationsOf(id).map((relation) => ({
-      neighbour: relation.fromEntityId === id ? relation.toEntityId : relation.fromEntityId,
-      from: nameOf(relation.fromEntityId),
-      relationType: relation.relationType,
-      to: nameOf(relation.toEntityId),
-    }));
+    // By names, so the relation an explanation names does not depend on ids (which differ per workspace).
+    return this.graph
+      .relationsOf(id)
+      .map((relation) => ({
+        neighbour: relation.fromEntityId === id ? relation.toEntityId : relation.fromEntityId,
+        from: nameOf(relation.fromEntityId),
+        relationType: relation.relationType,
+        to: nameOf(relation.toEntityId),
+      }))
+      .sort((a, b) => compareText(a.from, b.from) || compareText(a.relationType, b.relationType) || compareText(a.to, b.to));
   }
 
   searchRelations(search: RelationSearch, page: { after?: string; limit: number }): { relations: Relation[]; more: boolean } {
