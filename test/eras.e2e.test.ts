@@ -212,6 +212,8 @@ function normaliser(ws: string): (value: unknown) => unknown {
   const walk = (value: unknown, key?: string): unknown => {
     if (key !== undefined && OPAQUE_FIELDS.has(key) && value !== undefined && value !== null) return `<${key}>`;
     if (key === "summary" && typeof value === "string") return text(unordered(value));
+    // get_context's event items say the same as a summary, after the time.
+    if (key === "text" && typeof value === "string" && / via [a-z_]+: /.test(value) && !value.includes("\n")) return text(unordered(value));
     if (typeof value === "string") return text(value);
     if (Array.isArray(value)) {
       const items = value.map((item) => walk(item));
