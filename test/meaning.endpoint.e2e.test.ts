@@ -17,6 +17,7 @@ const vectorRows = (workspace: string) => partitionRows(table, `~vectors~${works
 
 let modelA: EmbeddingsStandIn;
 let modelB: EmbeddingsStandIn;
+let picky: EmbeddingsStandIn;
 const started: { server: TestServer; client: McpTestClient }[] = [];
 
 async function instance(
@@ -40,12 +41,13 @@ async function instance(
 beforeAll(async () => {
   modelA = await startEmbeddingsStandIn({ model: "embed-a", dimensions: 32, shortens: true });
   modelB = await startEmbeddingsStandIn({ model: "embed-b", dimensions: 48, shortens: true });
+  picky = await startEmbeddingsStandIn({ model: "embed-c", dimensions: 16, shortens: true, refuses: (text) => text.includes("TOO LONG") });
 });
 
 afterAll(async () => {
   await Promise.all(started.map(({ client }) => client.close()));
   await Promise.all(started.map(({ server }) => server.close()));
-  await Promise.all([modelA?.close(), modelB?.close()]);
+  await Promise.all([modelA?.close(), modelB?.close(), picky?.close()]);
 });
 
 /** The texts the stand-in was asked to embed, each request's inputs in order. */
@@ -152,11 +154,56 @@ describe("an endpoint that fails", () => {
       const page = ok<SearchHits>(result);
       expect(page.hits[0]!.entity.name).toBe("Vault");
       expect(JSON.stringify(result.content)).toMatch(/search by meaning is unavailable/);
+      // The endpoint failed: for a while, searches do not call it again (each would wait for it), and say so.
+      const calls = modelA.received.length;
       const refused = await client.call("search_entities", { workspaceName: ws, query: "vault secrets", mode: "meaning" });
       expect(refused.isError).toBe(true);
       expect(JSON.stringify(refused.content)).toMatch(/mode 'words'/);
+      expect(modelA.received.length).toBe(calls);
     } finally {
       modelA.heal();
     }
+  });
+});
+
+describe("texts the endpoint refuses, and searches that arrive together", () => {
+  test("a text the service refuses gets no vector; the rest of the workspace is searched by meaning", async () => {
+    const ws = uniqueWorkspace("picky");
+    const { client } = await instance(picky, "embed-c", 16);
+    ok(
+      await client.call("create_entities", {
+        workspaceName: ws,
+        entities: [
+          { name: "Runbook", entityType: "doc", observations: ["TOO LONG for the model", "restart the queue workers"] },
+          { name: "Queue", entityType: "service", observations: ["holds the pending orders"] },
+        ],
+      }),
+    );
+    const result = await client.call("search_entities", { workspaceName: ws, query: "restart queue workers", mode: "meaning" });
+    const page = ok<SearchHits>(result);
+    expect(page.hits[0]!.entity.name).toBe("Runbook");
+    // Two names and three observations; the refused one holds the zero vector (found by nothing), so none is pending.
+    expect(await embeddingOf(client, ws)).toMatchObject({ vectors: 5, pending: 0 });
+    // Refused once as part of its batch, then alone; never again.
+    const before = picky.received.length;
+    ok(await client.call("search_entities", { workspaceName: ws, query: "restart queue workers", mode: "meaning" }));
+    expect(picky.received.length).toBe(before);
+  });
+
+  test("searches of a cold workspace that arrive together embed each text once", async () => {
+    const ws = uniqueWorkspace("together");
+    const writer = await instance(modelA, "embed-a", 32);
+    const entities = Array.from({ length: 20 }, (_, i) => ({ name: `Shop ${i}`, entityType: "shop", observations: [`sells item ${i}`] }));
+    ok(await writer.client.call("create_entities", { workspaceName: ws, entities }));
+    const reader = await instance(modelA, "embed-a", 32);
+    const from = modelA.received.length;
+    await Promise.all(
+      Array.from({ length: 5 }, () =>
+        reader.client.call("search_entities", { workspaceName: ws, query: "sells item", mode: "meaning" }),
+      ).map(async (call) => ok(await call)),
+    );
+    const sent = inputsOf(modelA, from).filter((text) => text !== "sells item");
+    expect(sent).toHaveLength(new Set(sent).size);
+    expect(new Set(sent).size).toBe(entities.length * 2);
   });
 });

@@ -81,6 +81,29 @@ describe("search by meaning finds what shares no word with the query", () => {
     expect(names(exact)[0]).toBe("Ledger DB");
   });
 
+  test("an entity named by stop words alone is found by its exact name, first, in every mode but meaning", async () => {
+    ok(
+      await mcp.call("create_entities", {
+        workspaceName: ws,
+        entities: [
+          { name: "IT", entityType: "department", observations: ["Hands out laptops"] },
+          { name: "Will", entityType: "person", observations: ["Joined in March"] },
+        ],
+      }),
+    );
+    for (const mode of ["hybrid", "words"]) {
+      const it = ok<ExplainedHits>(await mcp.call("search_entities", { workspaceName: ws, query: "it", mode, explain: true }));
+      expect(names(it)[0]).toBe("IT");
+      const will = ok<SearchHits>(await mcp.call("search_entities", { workspaceName: ws, query: "Will", mode }));
+      expect(names(will)[0]).toBe("Will");
+    }
+    // In words mode each hit's rank is its place in the answer, the exact name's included.
+    const words = ok<ExplainedHits>(
+      await mcp.call("search_entities", { workspaceName: ws, query: "ledger db", mode: "words", explain: true }),
+    );
+    expect(words.hits.map((hit) => hit.explain!.words?.rank)).toEqual(words.hits.map((_, i) => i + 1));
+  });
+
   test("an unrelated query finds nothing by meaning", async () => {
     const page = ok<SearchHits>(await mcp.call("search_entities", { workspaceName: ws, query: "xqzv", mode: "meaning" }));
     expect(page.hits).toEqual([]);

@@ -1,4 +1,4 @@
-import { type Embedder, EmbeddingUnavailable, type VectorStore } from "../domain/ports/embedder.js";
+import { type Embedder, EmbeddingRefused, EmbeddingUnavailable, type VectorStore } from "../domain/ports/embedder.js";
 import type { EmbeddingProgress } from "../domain/ports/graphIndex.js";
 import type { VectorSpace } from "./vectors.js";
 
@@ -6,6 +6,11 @@ import type { VectorSpace } from "./vectors.js";
 const BATCH = 64;
 /** Texts a local model embeds between two turns of the event loop (about 0.1 s of CPU at ~15,000 texts a second). */
 const LOCAL_BATCH = 1024;
+/**
+ * After the embedder failed, how long searches skip it (ranking by words and graph at once) before one tries again: a
+ * service that does not answer would otherwise cost every search its timeout, twice (the pending texts, then the query).
+ */
+const PAUSE_AFTER_FAILURE_MS = 30_000;
 /** Query vectors kept (a remote model's query costs a call): the most recent ones. */
 const QUERY_CACHE = 256;
 
@@ -30,10 +35,15 @@ export class Meaning {
   private readonly latest = new Map<string, WeakRef<VectorSpace>>();
   private readonly jobs = new Map<string, Promise<void>>();
   private readonly queries = new Map<string, Float32Array>();
+  /** The filling of each space in flight: concurrent searches of a cold workspace wait for one, not embed it each. */
+  private readonly filling = new WeakMap<VectorSpace, Promise<void>>();
+  /** Until when searches skip the embedder after it failed (PAUSE_AFTER_FAILURE_MS), and why. */
+  private paused: { until: number; why: string } | undefined;
 
   constructor(
     private readonly embedder: Embedder,
     private readonly store?: VectorStore,
+    private readonly clock: () => number = Date.now,
   ) {}
 
   get model(): string {
@@ -42,8 +52,29 @@ export class Meaning {
 
   /** The vectors of `space` brought as far as this call allows, and the query's vector. */
   async prepare(workspace: string, space: VectorSpace, query: string): Promise<PreparedQuery> {
+    if (this.paused && this.clock() < this.paused.until) return { unavailable: this.paused.why };
     try {
       this.latest.set(workspace, new WeakRef(space));
+      await this.fill(workspace, space);
+      const vector = await this.queryVector(query);
+      this.paused = undefined;
+      return { vector };
+    } catch (error) {
+      if (!(error instanceof EmbeddingUnavailable)) throw error;
+      // A query the service refuses says nothing of the next one; a failure of the service does.
+      if (!(error instanceof EmbeddingRefused)) this.paused = { until: this.clock() + PAUSE_AFTER_FAILURE_MS, why: error.message };
+      return { unavailable: error.message };
+    }
+  }
+
+  /** Brings the space's vectors as far as a search waits for: one filling per space at a time, shared by concurrent searches. */
+  private async fill(workspace: string, space: VectorSpace): Promise<void> {
+    for (;;) {
+      const inflight = this.filling.get(space);
+      if (!inflight) break;
+      await inflight;
+    }
+    const work = (async () => {
       if (this.embedder.remote && this.store && !this.loaded.has(space)) {
         space.fill(await this.store.load(workspace, this.embedder.model));
         this.loaded.add(space);
@@ -51,10 +82,12 @@ export class Meaning {
       const pending = space.pendingTexts();
       if (pending.size > 0 && (!this.embedder.remote || pending.size <= BATCH)) await this.embedInto(workspace, space, pending);
       else if (pending.size > 0) this.startBackground(workspace);
-      return { vector: await this.queryVector(query) };
-    } catch (error) {
-      if (error instanceof EmbeddingUnavailable) return { unavailable: error.message };
-      throw error;
+    })();
+    this.filling.set(space, work);
+    try {
+      await work;
+    } finally {
+      if (this.filling.get(space) === work) this.filling.delete(space);
     }
   }
 
@@ -73,11 +106,27 @@ export class Meaning {
     for (let start = 0; start < entries.length; start += size) {
       // A local model embeds on this thread: between batches, let the instance's other requests run.
       if (start > 0 && !this.embedder.remote) await new Promise((resolve) => setImmediate(resolve));
-      const batch = entries.slice(start, start + size);
-      const vectors = await this.embedder.embed(batch.map(([, text]) => text));
-      const made = new Map(batch.map(([key], i) => [key, vectors[i]!]));
+      const made = await this.embedApart(entries.slice(start, start + size));
       space.fill(made);
       if (this.embedder.remote && this.store) await this.store.save(workspace, this.embedder.model, made);
+    }
+  }
+
+  /**
+   * Vectors for these texts. A batch the service refuses (EmbeddingRefused) is split in halves until the text it refuses is
+   * found; that text gets the zero vector (found by nothing, as a text the model knows nothing of), so it is not pending
+   * for ever and the rest of the workspace keeps its search by meaning.
+   */
+  private async embedApart(batch: readonly (readonly [string, string])[]): Promise<Map<string, Float32Array>> {
+    try {
+      const vectors = await this.embedder.embed(batch.map(([, text]) => text));
+      return new Map(batch.map(([key], i) => [key, vectors[i]!]));
+    } catch (error) {
+      if (!(error instanceof EmbeddingRefused)) throw error;
+      if (batch.length === 1) return new Map([[batch[0]![0], new Float32Array(this.embedder.dimensions)]]);
+      const half = Math.ceil(batch.length / 2);
+      const [first, second] = await Promise.all([this.embedApart(batch.slice(0, half)), this.embedApart(batch.slice(half))]);
+      return new Map([...first, ...second]);
     }
   }
 

@@ -51,6 +51,8 @@ export class VectorSpace {
   /** Kept as texts and vectors come and go, so the estimate costs nothing per call (the registry asks on every answer). */
   private trackedTexts = 0;
   private floats = 0;
+  /** The vectors' length (the model's), once one is held. */
+  private dimensions = 0;
   /** The matrix searches scan (pack), dropped by every change. */
   private packed: Packed | undefined;
 
@@ -106,6 +108,7 @@ export class VectorSpace {
     for (const [key, vector] of vectors) {
       if (!this.uses.has(key)) continue;
       this.packed = undefined;
+      this.dimensions = vector.length;
       this.floats += vector.length - (this.vectors.get(key)?.length ?? 0);
       this.vectors.set(key, vector);
       this.pending.delete(key);
@@ -219,8 +222,14 @@ export class VectorSpace {
 
   /** Estimated heap (docs/search.md#memory): the vectors and the per-text bookkeeping. */
   bytes(): number {
-    // The packed matrix (pack) is a second copy of the vectors a search scans, with two ints per row.
-    return this.floats * 8 + this.vectors.size * VECTOR_OVERHEAD_BYTES + this.trackedTexts * (TRACKED_TEXT_BYTES + 8);
+    // The packed matrix (pack) holds a row per text an entity holds, not per distinct text: entities sharing a text ("Imported
+    // from Jira") each have their row. Counted at its most (every text with a vector), with two ints per row.
+    return (
+      this.floats * 4 +
+      this.trackedTexts * (this.dimensions * 4 + 8) +
+      this.vectors.size * VECTOR_OVERHEAD_BYTES +
+      this.trackedTexts * TRACKED_TEXT_BYTES
+    );
   }
 }
 

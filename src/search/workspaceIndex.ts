@@ -218,11 +218,21 @@ export class WorkspaceIndex {
     } else {
       const wanted = normalizedText(query);
       const exact = (item: Item) => this.nameTermsOf(item) === wanted;
+      // An entity named exactly the query ranks first, found or not by a ranker: a name of stop words ("IT", "Will") has no
+      // search term for the words ranker to find, and its vector may be far from anything.
+      const withExactNames = <Hit extends { item: Item; score: number }>(hits: Hit[]): (Hit | { item: Item; score: number })[] => {
+        if (wanted === "") return hits;
+        const held = new Set(hits.map((hit) => hit.item.id));
+        const missing = [...this.graph.entities.values()].filter((item) => !held.has(item.id) && exact(item) && admits(item));
+        return [...hits, ...missing.map((item) => ({ item, score: 0 }))];
+      };
+      // What the words ranker looks up: in a large workspace, without the query's most common words (withoutCommonTerms).
+      const searched = mode === "meaning" ? query : this.withoutCommonTerms(query);
       // Equal scores are ordered by name, then id, in every ranker: ranks never depend on ids (which differ per workspace).
       const tie = (a: string, b: string) =>
         compareText(this.graph.entities.get(a)!.name, this.graph.entities.get(b)!.name) || compareText(a, b);
       const words =
-        mode === "meaning" ? [] : this.wordsRanking(query, admits).sort((a, b) => b.score - a.score || tie(a.item.id, b.item.id));
+        mode === "meaning" ? [] : this.wordsRanking(searched, admits).sort((a, b) => b.score - a.score || tie(a.item.id, b.item.id));
       const meaning =
         mode !== "words" && queryVector && this.vectors
           ? this.vectors
@@ -230,9 +240,9 @@ export class WorkspaceIndex {
               .sort((a, b) => b.similarity - a.similarity || tie(a.id, b.id))
           : [];
       if (mode === "words") {
-        ranked = words
-          .map((hit, i) => ({ ...hit, explain: { words: { rank: i + 1, score: round(hit.score) } } }))
-          .sort((a, b) => Number(exact(b.item)) - Number(exact(a.item)) || b.score - a.score || compareText(a.item.name, b.item.name));
+        ranked = withExactNames(words)
+          .sort((a, b) => Number(exact(b.item)) - Number(exact(a.item)) || b.score - a.score || compareText(a.item.name, b.item.name))
+          .map((hit, i) => ({ ...hit, explain: { words: { rank: i + 1, score: round(hit.score) } } }));
       } else if (mode === "meaning") {
         ranked = meaning.map(({ id, similarity, text }, i) => {
           const observation = text > 0 ? this.vectors!.textOf(id, text) : undefined;
@@ -250,26 +260,28 @@ export class WorkspaceIndex {
           similarity,
           ...(text > 0 ? { observation: this.vectors!.textOf(id, text)! } : {}),
         }));
-        const queryWords = wordsOf(query);
+        // Coverage is of the words searched: a common word left out does not count against every hit.
+        const queryWords = wordsOf(searched);
         ranked = fuse(
           words.map(({ item, score, result }) => ({ id: item.id, score, coverage: coverageOf(queryWords, result.queryTerms) })),
           nearest,
           (id) => this.edgesOf(id),
           (id) => admits(this.graph.entities.get(id)!),
           tie,
-        )
-          .map(({ id, score, explain }) => {
-            const item = this.graph.entities.get(id)!;
-            const observation = explain.meaning?.observation;
-            return {
-              item,
-              score,
-              ...(byId.get(id)?.result ? { result: byId.get(id)!.result } : {}),
-              ...(observation !== undefined ? { nearest: observation } : {}),
-              explain,
-            };
-          })
-          .sort((a, b) => Number(exact(b.item)) - Number(exact(a.item)) || b.score - a.score || compareText(a.item.name, b.item.name));
+        ).map(({ id, score, explain }) => {
+          const item = this.graph.entities.get(id)!;
+          const observation = explain.meaning?.observation;
+          return {
+            item,
+            score,
+            ...(byId.get(id)?.result ? { result: byId.get(id)!.result } : {}),
+            ...(observation !== undefined ? { nearest: observation } : {}),
+            explain,
+          };
+        });
+        ranked = withExactNames(ranked).sort(
+          (a, b) => Number(exact(b.item)) - Number(exact(a.item)) || b.score - a.score || compareText(a.item.name, b.item.name),
+        );
       }
     }
     let start = 0;
@@ -301,7 +313,7 @@ export class WorkspaceIndex {
   /** BM25 over names, types and observations: every admitted entity the query's words find, best first. */
   private wordsRanking(query: string, admits: (item: Item) => boolean): { item: Item; score: number; result: SearchResult }[] {
     return this.text
-      .search(this.withoutCommonTerms(query), {
+      .search(query, {
         boost: BOOST,
         prefix: (_term, i, terms) => i === terms.length - 1,
         fuzzy: FUZZY,

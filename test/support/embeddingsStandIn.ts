@@ -31,6 +31,8 @@ export interface StandInOptions {
   apiVersions?: string[];
   /** Most inputs one request may carry. */
   maxInputs?: number;
+  /** Inputs it refuses with 400, as a model refuses a text longer than it takes. */
+  refuses?: (text: string) => boolean;
 }
 
 interface Received {
@@ -115,6 +117,9 @@ export async function startEmbeddingsStandIn(options: StandInOptions = {}): Prom
       return refuse(response, 400, "'input' must be a non-empty list of non-empty strings.");
     }
     if (input.length > (options.maxInputs ?? 2048)) return refuse(response, 400, "Too many inputs.");
+    if ((input as string[]).some((text) => options.refuses?.(text))) {
+      return refuse(response, 400, "This model's maximum context length is 8192 tokens.");
+    }
     let dimensions = native;
     if (body.dimensions !== undefined) {
       if (!options.shortens) return refuse(response, 400, "This model does not support specifying dimensions.");

@@ -22,7 +22,15 @@ export interface Embedder {
 
 /** The embeddings service failed or refused: search falls back to words and graph, and says so (docs/search.md#meaning). */
 export class EmbeddingUnavailable extends Error {
-  override readonly name = "EmbeddingUnavailable";
+  override readonly name: string = "EmbeddingUnavailable";
+}
+
+/**
+ * The service refused this input (400, 413 or 422: a text too long for the model, say), not the call: the texts of the batch
+ * are embedded apart, so one text it refuses costs that text its vector, not the workspace its search by meaning.
+ */
+export class EmbeddingRefused extends EmbeddingUnavailable {
+  override readonly name = "EmbeddingRefused";
 }
 
 /**

@@ -1,5 +1,5 @@
 import { forEachLimited } from "../../domain/model/concurrency.js";
-import { type Embedder, EmbeddingUnavailable } from "../../domain/ports/embedder.js";
+import { type Embedder, EmbeddingRefused, EmbeddingUnavailable } from "../../domain/ports/embedder.js";
 
 /**
  * An OpenAI-compatible embeddings endpoint as an Embedder (docs/configuration.md, MEMORY_EMBEDDINGS_*). Two URL shapes:
@@ -86,6 +86,8 @@ export function isAzureHost(url: string): boolean {
 }
 
 const RETRYABLE = new Set([408, 429, 500, 502, 503, 504]);
+/** Answers that refuse the input itself (too long, unprocessable), as opposed to the caller, the model or the service. */
+const REFUSED_INPUT = new Set([400, 413, 422]);
 
 /** A failed attempt: whether another may succeed, and how long the service asked us to wait. */
 class AttemptFailed extends Error {
@@ -93,6 +95,8 @@ class AttemptFailed extends Error {
     message: string,
     readonly retryable: boolean,
     readonly retryAfterMs?: number,
+    /** The service refused what it was sent (EmbeddingRefused), not the call. */
+    readonly refusedInput = false,
   ) {
     super(message);
   }
@@ -148,7 +152,8 @@ export class EndpointEmbedder implements Embedder {
         const wait = error.retryAfterMs ?? Math.min(this.tuning.maxRetryDelayMs, 500 * 2 ** attempt);
         if (!error.retryable || attempt >= this.tuning.maxRetries) {
           const tries = attempt + 1;
-          throw new EmbeddingUnavailable(tries > 1 ? error.message.replace(/\.?$/, ` (${tries} attempts).`) : error.message);
+          const message = tries > 1 ? error.message.replace(/\.?$/, ` (${tries} attempts).`) : error.message;
+          throw error.refusedInput ? new EmbeddingRefused(message) : new EmbeddingUnavailable(message);
         }
         if (wait > this.tuning.maxRetryDelayMs) {
           throw new EmbeddingUnavailable(
@@ -190,6 +195,7 @@ export class EndpointEmbedder implements Embedder {
         `${capitalised(this.where)} answered ${response.status}${serviceMessage(text)}${advice(response.status)}`,
         RETRYABLE.has(response.status),
         retryAfterMs(response.headers),
+        REFUSED_INPUT.has(response.status),
       );
     }
     return this.vectorsFrom(text, input.length);

@@ -78,20 +78,31 @@ export async function emptyPartition(gateway: TableGateway, workspace: string): 
  */
 export async function emptyVectors(gateway: TableGateway, workspace: string): Promise<number> {
   const partitionKey = vectorPartition(workspace);
-  const keys = (await gateway.query(odata`PartitionKey eq ${partitionKey}`, ["RowKey"])).map((row) => text(row.rowKey));
-  const chunks: string[][] = [];
-  for (let i = 0; i < keys.length; i += LIMITS.batchOperations) chunks.push(keys.slice(i, i + LIMITS.batchOperations));
   let deleted = 0;
-  await forEachLimited(chunks, CONCURRENCY, async (chunk) => {
-    try {
-      await gateway.transact(chunk.map((key) => ["delete", { partitionKey, rowKey: key }]));
-      deleted += chunk.length;
-    } catch (error) {
-      // Gone already (another deletion of this workspace): the next call finds what is left.
-      if (classifyStorageError(error) !== "not-found") throw toMemoryError(error);
-    }
-  });
-  return deleted;
+  // Until a read finds none: a transaction one of whose rows went meanwhile (another deletion) fails whole, and its other
+  // rows are deleted one by one.
+  for (;;) {
+    const keys = (await gateway.query(odata`PartitionKey eq ${partitionKey}`, ["RowKey"])).map((row) => text(row.rowKey));
+    if (keys.length === 0) return deleted;
+    const chunks: string[][] = [];
+    for (let i = 0; i < keys.length; i += LIMITS.batchOperations) chunks.push(keys.slice(i, i + LIMITS.batchOperations));
+    await forEachLimited(chunks, CONCURRENCY, async (chunk) => {
+      try {
+        await gateway.transact(chunk.map((key) => ["delete", { partitionKey, rowKey: key }]));
+        deleted += chunk.length;
+      } catch (error) {
+        if (classifyStorageError(error) !== "not-found") throw toMemoryError(error);
+        for (const key of chunk) {
+          try {
+            await gateway.deleteRow(partitionKey, key, "*");
+            deleted += 1;
+          } catch (single) {
+            if (classifyStorageError(single) !== "not-found") throw toMemoryError(single);
+          }
+        }
+      }
+    });
+  }
 }
 
 /** The units that delete these rows, each row in exactly one. */
