@@ -35,7 +35,11 @@ export const getStats = defineTool({
         model: z.string(),
         remote: z.boolean().describe("Whether vectors come from an embeddings endpoint (kept in storage) or the packaged model."),
         vectors: z.number().describe("Texts (names and observations) with a vector."),
-        pending: z.number().describe("Texts still waiting for one: 0 once re-embedding after a change of model is done."),
+        pending: z
+          .number()
+          .describe(
+            "Texts still waiting for one: the next search by meaning embeds them (the packaged model), or the background does (an endpoint, after a change of model).",
+          ),
       })
       .optional()
       .describe("Search by meaning: how far this workspace's texts have vectors. Absent when it is off (docs/search.md#meaning)."),
