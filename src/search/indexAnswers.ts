@@ -78,8 +78,10 @@ export abstract class WorkspaceIndexAnswers implements GraphIndex {
 
   async stats(workspace: string) {
     const index = await this.current(workspace);
-    const stats = index.stats();
-    return this.meaning && index.vectors ? { ...stats, embedding: this.meaning.progress(index.vectors) } : stats;
+    if (!this.meaning || !index.vectors) return index.stats();
+    // As a search would leave them: the packaged model embeds what is pending, an endpoint's re-embedding is started.
+    await this.meaning.settle(workspace, index.vectors);
+    return { ...index.stats(), embedding: this.meaning.progress(index.vectors) };
   }
 
   async traversal(workspace: string): Promise<TraversalPort> {

@@ -80,14 +80,31 @@ export class Meaning {
         this.loaded.add(space);
       }
       const pending = space.pendingTexts();
-      if (pending.size > 0 && (!this.embedder.remote || pending.size <= BATCH)) await this.embedInto(workspace, space, pending);
-      else if (pending.size > 0) this.startBackground(workspace);
+      // A background re-embedding of the workspace already running takes these too: not embedded twice.
+      if (pending.size === 0 || this.jobs.has(workspace)) return;
+      if (!this.embedder.remote || pending.size <= BATCH) await this.embedInto(workspace, space, pending);
+      else this.startBackground(workspace);
     })();
     this.filling.set(space, work);
     try {
       await work;
     } finally {
       if (this.filling.get(space) === work) this.filling.delete(space);
+    }
+  }
+
+  /**
+   * Brings the space's vectors as far as a search would, without a query (get_stats): so what get_stats reports is what a
+   * search would rank on. A failing embedder leaves them as they are; the progress then says how many are pending.
+   */
+  async settle(workspace: string, space: VectorSpace): Promise<void> {
+    if (this.paused && this.clock() < this.paused.until) return;
+    try {
+      this.latest.set(workspace, new WeakRef(space));
+      await this.fill(workspace, space);
+    } catch (error) {
+      if (!(error instanceof EmbeddingUnavailable)) throw error;
+      if (!(error instanceof EmbeddingRefused)) this.paused = { until: this.clock() + PAUSE_AFTER_FAILURE_MS, why: error.message };
     }
   }
 

@@ -38,7 +38,7 @@ export const getStats = defineTool({
         pending: z
           .number()
           .describe(
-            "Texts still waiting for one: the next search by meaning embeds them (the packaged model), or the background does (an endpoint, after a change of model).",
+            "Texts still waiting for one: 0 with the packaged model (get_stats embeds them, as a search would); with an endpoint, those its background re-embedding has still to do.",
           ),
       })
       .optional()
