@@ -112,11 +112,6 @@ export class Meaning {
     return { model: this.embedder.model, remote: this.embedder.remote, vectors: space.vectorCount, pending: space.pendingCount };
   }
 
-  /** Settles when no background embedding is running for the workspace (tests and the bench wait on it). */
-  async idle(workspace: string): Promise<void> {
-    while (this.jobs.has(workspace)) await this.jobs.get(workspace);
-  }
-
   private async embedInto(workspace: string, space: VectorSpace, texts: ReadonlyMap<string, string>): Promise<void> {
     const entries = [...texts];
     const size = this.embedder.remote ? BATCH : LOCAL_BATCH;

@@ -121,16 +121,6 @@ export class VectorSpace {
     this.fill(other.vectors);
   }
 
-  /** The vectors held, by key (for keeping a remote model's in storage). */
-  held(keys: Iterable<string>): Map<string, Float32Array> {
-    const found = new Map<string, Float32Array>();
-    for (const key of keys) {
-      const vector = this.vectors.get(key);
-      if (vector) found.set(key, vector);
-    }
-    return found;
-  }
-
   /** Each admitted entity's best similarity to the query over its texts, most similar first, those at or above `floor`. */
   nearest(query: Float32Array, admits: (entityId: string) => boolean, floor: number): Nearest[] {
     const packed = this.pack();
@@ -207,14 +197,6 @@ export class VectorSpace {
     return this.packed;
   }
 
-  /** The similarity of the query to each of an entity's texts (name text first); undefined where no vector is held. */
-  similarities(entityId: string, query: Float32Array): (number | undefined)[] {
-    return (this.tracked.get(entityId)?.keys ?? []).map((key) => {
-      const vector = this.vectors.get(key);
-      return vector ? dot(query, vector) : undefined;
-    });
-  }
-
   /** Text `i` of an entity (0 = the name text). */
   textOf(entityId: string, i: number): string | undefined {
     return this.tracked.get(entityId)?.texts[i];
@@ -231,12 +213,4 @@ export class VectorSpace {
       this.trackedTexts * TRACKED_TEXT_BYTES
     );
   }
-}
-
-/** Both vectors are unit length, so their dot product is their cosine similarity. */
-function dot(a: Float32Array, b: Float32Array): number {
-  let sum = 0;
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) sum += a[i]! * b[i]!;
-  return sum;
 }
