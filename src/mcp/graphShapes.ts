@@ -1,7 +1,8 @@
 import { z } from "zod";
 
 import { LEGACY_VERSION } from "../domain/model/expectedVersion.js";
-import type { Entity, GraphPage, Relation } from "../domain/model/model.js";
+import type { Entity, GraphPage, Relation, Validity } from "../domain/model/model.js";
+import { relationStatus, relationValidity, statusOf, type TimeLens } from "../domain/rules/validity.js";
 import { READ_ONLY } from "./annotations.js";
 import { metadataOutput, versionOutput } from "./schemas.js";
 
@@ -55,6 +56,77 @@ export function tagFieldsOf(entity: Entity): { tags?: string[]; observationTags?
     // fromEntries defines own properties, so any observation text (even "__proto__") is a plain key.
     ...(entity.observationTags.size > 0 ? { observationTags: Object.fromEntries(entity.observationTags) } : {}),
   };
+}
+
+/**
+ * The two times on reads (docs/history.md#two-times): every read tool that takes `asOf` takes these too, and reads that
+ * keep no history (open_nodes, search) take them for valid time alone.
+ */
+export const lensInput = {
+  validAt: z
+    .string()
+    .optional()
+    .describe(
+      "An ISO 8601 time: what was true then (valid time), e.g. 2026-01-31. Default: true now. With asOf: what the memory, as it was at asOf, held to be true at validAt.",
+    ),
+  includeSuperseded: z
+    .boolean()
+    .optional()
+    .describe("Also return superseded, ended and not-yet-valid facts, each marked with its status. Expired items stay hidden."),
+};
+
+const validityFields = {
+  validFrom: z.string().optional().describe("When it became true (set when written or backdated; otherwise when it was written)."),
+  validTo: z.string().optional().describe("When it stopped being true (superseded or ended)."),
+  expiresAt: z.string().optional().describe("When the memory forgets it, unless pinned."),
+  pinned: z.boolean().optional().describe("Exempt from expiry."),
+  status: z
+    .enum(["current", "superseded", "ended", "not-yet-valid", "expired"])
+    .optional()
+    .describe("Present when not current (with includeSuperseded)."),
+};
+
+/** An observation's valid time and expiry, as results show them. */
+export const observationValidityOutput = z.object({
+  ...validityFields,
+  supersededBy: z.string().optional().describe("The observation that replaced it."),
+});
+
+/** On an entity: its observations' valid time and expiry, by content, and its own expiry (each present only when set). */
+export const entityValidityFields = {
+  observationValidity: z
+    .record(z.string(), observationValidityOutput)
+    .optional()
+    .describe(
+      "Valid time and expiry of the observations that have any: observation content -> validFrom, validTo, supersededBy, expiresAt, pinned, status (present when one has).",
+    ),
+  expiresAt: validityFields.expiresAt,
+  pinned: validityFields.pinned,
+};
+
+/** On a relation: its valid time and expiry (each present only when set). */
+export const relationValidityFields = validityFields;
+
+const withStatus = (validity: Validity | undefined, status: ReturnType<typeof statusOf>) =>
+  validity || status !== "current" ? { ...validity, ...(status !== "current" ? { status } : {}) } : undefined;
+
+/** An entity's validity fields for results, each left out when absent; statuses as seen through `lens`. */
+export function entityValidityOf(entity: Entity, lens: TimeLens): z.infer<z.ZodObject<typeof entityValidityFields>> {
+  const observationValidity: Record<string, z.infer<typeof observationValidityOutput>> = {};
+  for (const [content, validity] of entity.observationValidity ?? []) {
+    const shown = withStatus(validity, statusOf(validity, lens));
+    if (shown) observationValidity[content] = shown;
+  }
+  return {
+    ...(Object.keys(observationValidity).length > 0 ? { observationValidity } : {}),
+    ...(entity.expiresAt ? { expiresAt: entity.expiresAt } : {}),
+    ...(entity.pinned ? { pinned: true } : {}),
+  };
+}
+
+/** A relation's validity fields for results, each left out when absent; its status as seen through `lens`. */
+export function relationValidityOf(relation: Relation, lens: TimeLens): z.infer<z.ZodObject<typeof relationValidityFields>> {
+  return withStatus(relationValidity(relation), relationStatus(relation, lens)) ?? {};
 }
 
 /** What the official delete tools return. */

@@ -13,6 +13,7 @@ import type {
 } from "../domain/ports/store.js";
 import type { BatchAnswer, BatchClaim, BatchStep } from "../domain/rules/batchModel.js";
 import type { MergeReport } from "../domain/rules/curationModel.js";
+import type { FactKey } from "../domain/rules/validity.js";
 import { changesSince, historyStart, readEvents } from "./reads/feed.js";
 import { getEntities, getEntityRelations } from "./reads/reads.js";
 import { TableTraversal } from "./reads/traversal.js";
@@ -23,6 +24,7 @@ import { TableWorkspaceStore } from "./tableWorkspaceStore.js";
 import { executeAtomicBatch } from "./writes/atomicBatch.js";
 import { deleteEntities } from "./writes/deletion.js";
 import { createEntities, getEntitySummary, upsertEntity } from "./writes/entities.js";
+import { declareFactKeys, readFactKeys } from "./writes/factKeys.js";
 import { claimMarker, completeMarker } from "./writes/markers.js";
 import { mergeEntities } from "./writes/merge.js";
 import { addObservations, deleteObservations } from "./writes/observations.js";
@@ -154,5 +156,13 @@ export class TableGraphStore implements GraphStore {
 
   completeBatch(workspace: string, requestId: string, answer: BatchAnswer): Promise<void> {
     return completeMarker(this.gateway, workspace, requestId, answer);
+  }
+
+  factKeys(workspace: string): Promise<FactKey[]> {
+    return readFactKeys(this.gateway, workspace);
+  }
+
+  declareFactKeys(workspace: string, keys: readonly FactKey[]): Promise<FactKey[]> {
+    return declareFactKeys(this.gateway, workspace, keys);
   }
 }

@@ -1,6 +1,7 @@
 import { observationId } from "../model/ids.js";
-import type { Entity, EntityNode, Relation, TagDefinition } from "../model/model.js";
+import type { Entity, EntityNode, Relation, TagDefinition, Validity } from "../model/model.js";
 import { byCreation, compareText, orderKey } from "../model/order.js";
+import { heldValidity, patchValidity } from "../rules/validity.js";
 import { type Change, type ChangeEvent, type EntityState, inFeedOrder, type RelationState } from "./history.js";
 
 /**
@@ -17,7 +18,7 @@ import { type Change, type ChangeEvent, type EntityState, inFeedOrder, type Rela
  */
 
 /** One entity as the fold holds it: as reads return it (Entity), with its observations by id and its tags as sets. */
-export type FoldedEntity = Omit<Entity, "observations" | "observationTags" | "tags"> & {
+export type FoldedEntity = Omit<Entity, "observations" | "observationTags" | "observationValidity" | "tags"> & {
   /**
    * Observation id (the row key: docs/architecture.md#table-layout) -> content, in the order added. An entity as a scan
    * read it is keyed by content until a change names one of its observations (GraphFold.keyedById): an id is its
@@ -26,6 +27,8 @@ export type FoldedEntity = Omit<Entity, "observations" | "observationTags" | "ta
   observations: Map<string, string>;
   /** Observation key (as `observations`) -> the tags on it, only for observations that carry one; absent while none does. */
   observationTags: Map<string, Set<string>> | undefined;
+  /** Observation key (as `observations`) -> its valid time and expiry, only for observations that have any. */
+  observationValidity: Map<string, Validity> | undefined;
   tags: Set<string>;
 };
 
@@ -64,14 +67,18 @@ export class GraphFold {
   putEntity(entity: Entity, version = entity.version): void {
     const observations = new Map<string, string>();
     let observationTags: Map<string, Set<string>> | undefined;
+    let observationValidity: Map<string, Validity> | undefined;
     for (const content of entity.observations) {
       observations.set(content, content);
       const tags = entity.observationTags.get(content);
       if (tags && tags.length > 0) (observationTags ??= new Map()).set(content, new Set(tags));
+      const validity = heldValidity(entity.observationValidity?.get(content));
+      if (validity) (observationValidity ??= new Map()).set(content, validity);
     }
     const folded = ownFieldsOf(entity, version) as FoldedEntity;
     folded.observations = observations;
     folded.observationTags = observationTags;
+    folded.observationValidity = observationValidity;
     folded.tags = new Set(entity.tags);
     this.entityMap.set(entity.id, folded);
     this.keyedByContent.add(entity.id);
@@ -142,11 +149,14 @@ export class GraphFold {
         if (!after || change.entityId === undefined) return;
         touched.entities.add(change.entityId);
         if (!entity) {
-          this.entityMap.set(change.entityId, createdEntity(change.entityId, after, event, position));
+          const created = createdEntity(change.entityId, after, event, position);
+          setEntityValidity(created, change.validity);
+          this.entityMap.set(change.entityId, created);
           this.keyedByContent.delete(change.entityId);
           return;
         }
         Object.assign(entity, { name: after.name, entityType: after.entityType, metadata: after.metadata ?? {} });
+        setEntityValidity(entity, change.validity);
         if (after.version !== undefined) entity.version = after.version;
         // A creation of an entity held already is one a scan saw (or an event applied again): its row's times stand.
         if (change.kind === "entity.updated") Object.assign(entity, { updatedAt: event.at, updatedBy: event.principal });
@@ -166,12 +176,26 @@ export class GraphFold {
         return;
       case "observation.created": {
         const id = observationKeyOf(change);
-        if (entity && id !== undefined && !this.keyedById(entity).observations.has(id)) entity.observations.set(id, change.content ?? "");
+        if (!entity || id === undefined) return;
+        if (!this.keyedById(entity).observations.has(id)) {
+          entity.observations.set(id, change.content ?? "");
+          setObservationValidity(entity, id, heldValidity(change.validity));
+        } else if (change.validity) setObservationValidity(entity, id, patchValidity(entity.observationValidity?.get(id), change.validity));
+        return;
+      }
+      case "observation.updated": {
+        const id = observationKeyOf(change);
+        if (entity && id !== undefined && this.keyedById(entity).observations.has(id)) {
+          setObservationValidity(entity, id, patchValidity(entity.observationValidity?.get(id), change.validity));
+        }
         return;
       }
       case "observation.deleted": {
         const id = observationKeyOf(change);
-        if (entity && id !== undefined && this.keyedById(entity).observations.delete(id)) untagObservation(entity, id);
+        if (entity && id !== undefined && this.keyedById(entity).observations.delete(id)) {
+          untagObservation(entity, id);
+          setObservationValidity(entity, id, undefined);
+        }
         return;
       }
       case "relation.created":
@@ -180,9 +204,12 @@ export class GraphFold {
         if (!after || change.relationId === undefined) return;
         touched.relations.add(change.relationId);
         const existing = this.relationMap.get(change.relationId);
-        if (existing) this.putRelation(updatedRelation(existing, after, change.kind === "relation.updated" ? event : undefined));
-        else if (after.fromEntityId !== undefined && after.toEntityId !== undefined) {
-          this.putRelation(createdRelation(change.relationId, after, event, position));
+        if (existing) {
+          this.putRelation(
+            withValidity(updatedRelation(existing, after, change.kind === "relation.updated" ? event : undefined), change.validity),
+          );
+        } else if (after.fromEntityId !== undefined && after.toEntityId !== undefined) {
+          this.putRelation(withValidity(createdRelation(change.relationId, after, event, position), change.validity));
         }
         return;
       }
@@ -240,6 +267,8 @@ export class GraphFold {
     entity.observations = new Map([...entity.observations].map(([content, text]) => [idOf.get(content)!, text]));
     if (entity.observationTags)
       entity.observationTags = new Map([...entity.observationTags].map(([content, tags]) => [idOf.get(content)!, tags]));
+    if (entity.observationValidity)
+      entity.observationValidity = new Map([...entity.observationValidity].map(([content, validity]) => [idOf.get(content)!, validity]));
     return entity;
   }
 
@@ -254,6 +283,39 @@ export class GraphFold {
 /** Drops an observation's tag set, and the entity's map of them with its last. */
 function untagObservation(entity: FoldedEntity, observation: string): void {
   if (entity.observationTags?.delete(observation) && entity.observationTags.size === 0) entity.observationTags = undefined;
+}
+
+/** Holds an observation's validity (or drops it, with the entity's map of them with its last). */
+function setObservationValidity(entity: FoldedEntity, observation: string, validity: Validity | undefined): void {
+  if (validity) (entity.observationValidity ??= new Map()).set(observation, validity);
+  else if (entity.observationValidity?.delete(observation) && entity.observationValidity.size === 0) entity.observationValidity = undefined;
+}
+
+/** An entity's expiry and pin with a change's patch on top. */
+function setEntityValidity(entity: FoldedEntity, patch: Validity | undefined): void {
+  if (!patch) return;
+  const held = patchValidity(
+    { ...(entity.expiresAt ? { expiresAt: entity.expiresAt } : {}), ...(entity.pinned ? { pinned: true } : {}) },
+    patch,
+  );
+  delete entity.expiresAt;
+  delete entity.pinned;
+  if (held?.expiresAt) entity.expiresAt = held.expiresAt;
+  if (held?.pinned) entity.pinned = true;
+}
+
+/** A relation with a change's validity patch on top (its valid time, expiry and pin). */
+function withValidity(relation: Relation, patch: Validity | undefined): Relation {
+  if (!patch) return relation;
+  const { validFrom, validTo, expiresAt, pinned, ...rest } = relation;
+  const held = patchValidity(heldValidity({ validFrom, validTo, expiresAt, pinned }), patch);
+  return {
+    ...rest,
+    ...(held?.validFrom ? { validFrom: held.validFrom } : {}),
+    ...(held?.validTo ? { validTo: held.validTo } : {}),
+    ...(held?.expiresAt ? { expiresAt: held.expiresAt } : {}),
+    ...(held?.pinned ? { pinned: true } : {}),
+  };
 }
 
 /** An observation's key: its id (the row key), or for a change written without one, the id its content gives. */
@@ -283,6 +345,7 @@ function createdEntity(id: string, state: EntityState, event: ChangeEvent, posit
     ...(state.version !== undefined ? { version: state.version } : {}),
     observations: new Map(),
     observationTags: undefined,
+    observationValidity: undefined,
     tags: new Set(),
   };
 }
@@ -313,19 +376,26 @@ function updatedRelation(existing: Relation, state: Partial<RelationState>, by: 
 /** The entity as reads return it; `full: false` leaves out its observations and version (read_graph's names mode). */
 export function entityOf(entity: FoldedEntity, full = true): Entity {
   const observationTags = new Map<string, string[]>();
+  let observationValidity: Map<string, Validity> | undefined;
   if (full) {
     for (const [id, tags] of entity.observationTags ?? []) observationTags.set(entity.observations.get(id)!, [...tags].sort(compareText));
+    for (const [id, validity] of entity.observationValidity ?? [])
+      (observationValidity ??= new Map()).set(entity.observations.get(id)!, validity);
   }
   return {
     ...ownFieldsOf(entity, full ? entity.version : undefined),
     observations: full ? [...entity.observations.values()] : [],
     tags: [...entity.tags].sort(compareText),
     observationTags,
+    ...(observationValidity ? { observationValidity } : {}),
   };
 }
 
 /** An entity's own fields (its row's), copied one by one; each author, and the version, present only when recorded. */
-function ownFieldsOf(entity: Omit<FoldedEntity, "observations" | "observationTags" | "tags">, version: string | undefined) {
+function ownFieldsOf(
+  entity: Omit<FoldedEntity, "observations" | "observationTags" | "observationValidity" | "tags">,
+  version: string | undefined,
+) {
   return {
     id: entity.id,
     name: entity.name,
@@ -337,5 +407,7 @@ function ownFieldsOf(entity: Omit<FoldedEntity, "observations" | "observationTag
     ...(entity.updatedBy !== undefined ? { updatedBy: entity.updatedBy } : {}),
     order: entity.order,
     ...(version !== undefined ? { version } : {}),
+    ...(entity.expiresAt ? { expiresAt: entity.expiresAt } : {}),
+    ...(entity.pinned ? { pinned: true } : {}),
   };
 }

@@ -1,4 +1,4 @@
-import type { Metadata, Relation } from "../model/model.js";
+import type { Metadata, Relation, Validity } from "../model/model.js";
 
 /**
  * The change feed's vocabulary (docs/history.md). Every write records what it changed as events, in
@@ -40,7 +40,9 @@ interface TagState {
  * left; a creation has no `before`, a deletion no `after`.
  *
  * - entity.*: before/after are EntityState. An update whose before-image was not read has none.
- * - observation.created|deleted: `observationId` and `content`.
+ * - observation.created|updated|deleted: `observationId` and `content`; an update changes only its validity.
+ * - `validity` (any subject but tags): the valid time and expiry the change set, as a patch (Validity: "" clears a field)
+ *   on what was held; on a creation, on nothing. Absent: unchanged. `validityBefore` is what was held before, when read.
  * - relation.*: `relationId`, before/after are RelationState. upsert_relation by names does not read
  *   before it writes, so its relation.updated has no `before`: the relation's previous event holds it.
  * - tag.* with `entityId`: a tag link (on the entity, or on `observationId`); tag.* without: a tag
@@ -54,6 +56,9 @@ export interface Change {
   content?: string;
   relationId?: string;
   tagName?: string;
+  /** What the change set of the item's valid time and expiry (see above; docs/history.md#two-times). */
+  validity?: Validity;
+  validityBefore?: Validity;
   /** On the entity.deleted of a merge's source: the entity it was merged into (merge_entities). */
   mergedInto?: string;
   before?: EntityState | RelationState | TagState;

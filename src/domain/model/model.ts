@@ -9,6 +9,24 @@ export interface Actor {
   tool: string;
 }
 
+/**
+ * When a fact holds (valid time) and how long the memory keeps it (docs/history.md#two-times). Every field is optional and
+ * absent unless set: `validFrom` defaults to when the fact was written, an absent `validTo` means "still true", an absent
+ * `expiresAt` means "kept until deleted". ISO 8601 times. An entity carries only `expiresAt` and `pinned`.
+ *
+ * The same shape is a patch where a change records it (Change.validity) and where rows store it: "" (or `pinned: false`)
+ * there clears a field, so a patch merges onto a row as it is.
+ */
+export interface Validity {
+  validFrom?: string;
+  validTo?: string;
+  /** The observation that replaced this one (supersede_observation, or a single-valued fact key). */
+  supersededBy?: string;
+  expiresAt?: string;
+  /** Exempt from expiry (and any future decay). */
+  pinned?: boolean;
+}
+
 /** JSON object attached to an entity or relation by the caller. */
 export type Metadata = Record<string, unknown>;
 
@@ -22,6 +40,11 @@ export interface Entity {
   tags: string[];
   /** Tag names of each observation that has tags, by observation content; sorted. */
   observationTags: ReadonlyMap<string, string[]>;
+  /** The valid time and expiry of each observation that has any (Validity), by observation content; absent when none has. */
+  observationValidity?: ReadonlyMap<string, Validity>;
+  /** The entity's own expiry (Validity: only expiresAt and pinned apply to an entity). */
+  expiresAt?: string;
+  pinned?: boolean;
   metadata: Metadata;
   createdAt: string;
   updatedAt: string;
@@ -51,6 +74,11 @@ export interface Relation {
   order: string;
   /** As Entity.version. */
   version?: string;
+  /** Valid time and expiry (Validity; a relation is never superseded, only ended). */
+  validFrom?: string;
+  validTo?: string;
+  expiresAt?: string;
+  pinned?: boolean;
 }
 
 export type Direction = "out" | "in" | "both";

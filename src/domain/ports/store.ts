@@ -2,6 +2,7 @@ import type { ChangeEvent, FeedPosition } from "../feed/history.js";
 import type { Actor, Direction, EntityNode, Metadata, TagDefinition } from "../model/model.js";
 import type { BatchAnswer, BatchClaim, BatchStep } from "../rules/batchModel.js";
 import type { MergeReport } from "../rules/curationModel.js";
+import type { FactKey } from "../rules/validity.js";
 import type { TraversalPort } from "../rules/navigation.js";
 import type { WorkspaceStore } from "./workspaceStore.js";
 
@@ -231,6 +232,10 @@ export interface GraphStore {
 
   /** Records a claimed non-atomic batch's answer under its requestId. */
   completeBatch(workspace: string, requestId: string, answer: BatchAnswer): Promise<void>;
+  /** The workspace's declared fact keys (one point read; none declared: empty). */
+  factKeys(workspace: string): Promise<FactKey[]>;
+  /** Declares fact keys (merged into those declared); returns every declared key. */
+  declareFactKeys(workspace: string, keys: readonly FactKey[]): Promise<FactKey[]>;
 }
 
 export interface EventQuery {

@@ -20,6 +20,7 @@ import type { TagTarget } from "../../domain/ports/store.js";
  *   ~ev~{13-digit ms}~{random}                   change event (the feed, docs/history.md)
  *   ~evpruned                                    how far retention pruned the events
  *   ~batch~{requestHash}                         an idempotent batch's marker (its first result)
+ *   ~config~factkeys                             the workspace's declared fact keys (writes/factKeys.ts)
  *   ~workspace                                   the workspace's registry row (registration, the index generation)
  *
  * Outside every workspace: ADMIN_PARTITION (workspace deletions), CONFIRMATION_PARTITION (used confirmations), and one
@@ -69,7 +70,8 @@ export type RowKind =
   | "workspace"
   | "workspace-deletion"
   | "confirmation"
-  | "vector";
+  | "vector"
+  | "fact-keys";
 
 export const rowKey = {
   entity: (entityId: string) => entityId,
@@ -87,6 +89,8 @@ export const rowKey = {
   workspace: "~workspace",
   /** An idempotent batch's marker. "~b" sorts before "~ev", outside the events and the feed tail. */
   batchMarker: (requestHash: string) => `~batch~${requestHash}`,
+  /** The declared fact keys. "~c" sorts before "~ev", outside the events and the feed tail. */
+  factKeys: "~config~factkeys",
   /** An event chosen at `ms` (the writer's clock); `unique` (random) tells apart events of one millisecond. */
   event: (ms: number, unique: string) => `${eventTime(ms)}${SEPARATOR}${unique}`,
 };

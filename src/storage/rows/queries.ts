@@ -2,6 +2,7 @@ import { odata } from "@azure/data-tables";
 
 import type { Direction } from "../../domain/model/model.js";
 import { keyRange } from "./keys.js";
+import { VALIDITY_COLUMNS } from "./rows.js";
 
 /**
  * The adapter's read queries, in one place, so the benchmark's storage floor issues exactly these
@@ -25,7 +26,7 @@ const NAMES_COLUMNS = [
   "toName",
   "tagName",
 ];
-export const SEARCH_COLUMNS = [...NAMES_COLUMNS, "content", "observationId"];
+export const SEARCH_COLUMNS = [...NAMES_COLUMNS, "content", "observationId", ...VALIDITY_COLUMNS];
 
 /** Bounded by the entity's range (so the service scans only that), then narrowed to the entity row and the edges. */
 export function entityRelationsFilter(workspace: string, entityId: string, direction: Direction): string {

@@ -1,7 +1,8 @@
 import type { TableEntityResult } from "@azure/data-tables";
 
-import type { Entity, EntityNode, Metadata, Relation, TagDefinition } from "../../domain/model/model.js";
+import type { Entity, EntityNode, Metadata, Relation, TagDefinition, Validity } from "../../domain/model/model.js";
 import { byCreation, compareText } from "../../domain/model/order.js";
+import { heldValidity } from "../../domain/rules/validity.js";
 import { rowKey, type RowKind, tagLinkKeys, type TagTarget } from "./keys.js";
 
 /** Stored shape of each row kind. Metadata is JSON text because Table properties are scalars. */
@@ -19,9 +20,18 @@ export interface EntityRow {
   order?: string;
   /** The version of the row's own fields (storage/rows/versions.ts; absent on rows written before versions). */
   version?: string;
+  /** Expiry and pin (VALIDITY_COLUMNS; "" and false mean unset). */
+  expiresAt?: string;
+  pinned?: boolean;
 }
 
-export interface ObservationRow {
+/**
+ * The columns of valid time and expiry (Validity), on observation rows, relation rows (all three) and, expiresAt and pinned
+ * only, entity rows. A write merges a validity patch onto a row as it is: "" and `pinned: false` clear a field.
+ */
+export const VALIDITY_COLUMNS = ["validFrom", "validTo", "supersededBy", "expiresAt", "pinned"] as const;
+
+export interface ObservationRow extends Validity {
   kind: "observation";
   entityId: string;
   content: string;
@@ -47,6 +57,10 @@ export interface RelationRow {
   updatedBy?: string;
   order?: string;
   version?: string;
+  validFrom?: string;
+  validTo?: string;
+  expiresAt?: string;
+  pinned?: boolean;
 }
 
 /**
@@ -98,6 +112,17 @@ export function parseMetadata(text: unknown): Metadata {
 /** A row property that should be text, or "" when it is absent or not text. */
 export const text = (value: unknown): string => (typeof value === "string" ? value : "");
 
+/** A row's valid time and expiry (VALIDITY_COLUMNS), or undefined when it has none. */
+export function validityOfRow(row: Record<string, unknown>): Validity | undefined {
+  return heldValidity({
+    validFrom: text(row.validFrom),
+    validTo: text(row.validTo),
+    supersededBy: text(row.supersededBy),
+    expiresAt: text(row.expiresAt),
+    pinned: row.pinned === true,
+  });
+}
+
 /** createdBy and updatedBy, each present only when the row records it, and the version when the read took it. */
 function authorship(row: StoredRow): { createdBy?: string; updatedBy?: string; version?: string } {
   return {
@@ -107,7 +132,13 @@ function authorship(row: StoredRow): { createdBy?: string; updatedBy?: string; v
   };
 }
 
-function toEntity(row: StoredRow, observations: string[], tags: Pick<Entity, "tags" | "observationTags">): Entity {
+function toEntity(
+  row: StoredRow,
+  observations: string[],
+  tags: Pick<Entity, "tags" | "observationTags">,
+  observationValidity: ReadonlyMap<string, Validity> | undefined,
+): Entity {
+  const own = validityOfRow(row);
   return {
     id: text(row.rowKey),
     name: text(row.name),
@@ -119,6 +150,9 @@ function toEntity(row: StoredRow, observations: string[], tags: Pick<Entity, "ta
     updatedAt: text(row.updatedAt),
     ...authorship(row),
     order: text(row.order) || text(row.createdAt),
+    ...(observationValidity && observationValidity.size > 0 ? { observationValidity } : {}),
+    ...(own?.expiresAt ? { expiresAt: own.expiresAt } : {}),
+    ...(own?.pinned ? { pinned: true } : {}),
   };
 }
 
@@ -137,6 +171,7 @@ export function relationFieldsOf(
 }
 
 function toRelation(row: StoredRow): Relation {
+  const validity = validityOfRow(row);
   return {
     id: text(row.relationId),
     ...relationFieldsOf(row),
@@ -144,6 +179,10 @@ function toRelation(row: StoredRow): Relation {
     updatedAt: text(row.updatedAt),
     ...authorship(row),
     order: text(row.order) || text(row.createdAt),
+    ...(validity?.validFrom ? { validFrom: validity.validFrom } : {}),
+    ...(validity?.validTo ? { validTo: validity.validTo } : {}),
+    ...(validity?.expiresAt ? { expiresAt: validity.expiresAt } : {}),
+    ...(validity?.pinned ? { pinned: true } : {}),
   };
 }
 
@@ -204,8 +243,13 @@ export function assembleEntity(rows: readonly StoredRow[]): EntityNode | undefin
     if (kind === "edge-in" || kind === "edge-out") relations.set(text(row.relationId), toRelation(row));
   }
   const entityId = text(head.rowKey);
+  let observationValidity: Map<string, Validity> | undefined;
+  for (const row of observations) {
+    const validity = validityOfRow(row);
+    if (validity) (observationValidity ??= new Map()).set(text(row.content), validity);
+  }
   return {
-    entity: toEntity(head, orderedObservations(observations), tagsOf(entityId, rows, observations)),
+    entity: toEntity(head, orderedObservations(observations), tagsOf(entityId, rows, observations), observationValidity),
     relations: [...relations.values()].sort(byCreation),
   };
 }
