@@ -2,8 +2,8 @@ import type { ChangeEvent, FeedPosition } from "../feed/history.js";
 import type { Actor, Direction, EntityNode, Metadata, TagDefinition } from "../model/model.js";
 import type { BatchAnswer, BatchClaim, BatchStep } from "../rules/batchModel.js";
 import type { MergeReport } from "../rules/curationModel.js";
-import type { FactKey } from "../rules/validity.js";
 import type { TraversalPort } from "../rules/navigation.js";
+import type { FactKey } from "../rules/validity.js";
 import type { WorkspaceStore } from "./workspaceStore.js";
 
 /** What an upsert writes to an entity. Absent fields keep their stored values. */
