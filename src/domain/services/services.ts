@@ -12,6 +12,7 @@ import { HistoryService } from "./historyService.js";
 import { NavigateService } from "./navigateService.js";
 import { SearchService } from "./searchService.js";
 import { TagService } from "./tagService.js";
+import { TimeService } from "./timeService.js";
 
 /**
  * The domain, one service per toolset (src/mcp/tool.ts TOOLSETS): a tool calls the service of its
@@ -38,6 +39,11 @@ export interface Services {
   curate: CurateService;
   /** Listing and deleting workspaces (docs/navigate.md#workspaces). */
   admin: AdminService;
+  /**
+   * Valid time, supersession, fact keys and expiry (docs/history.md#two-times): the history toolset's time tools and the
+   * admin toolset's sweep_expired.
+   */
+  time: TimeService;
   /**
    * Not a service: the signer of continuation cursors (read_graph's, the history and search tools', those of maxChars
    * answers; docs/navigate.md#budgets), shared so a tool that cuts its answer signs with the same key.
@@ -80,6 +86,7 @@ export function composeServices(ports: {
     navigate: new NavigateService(index),
     curate: new CurateService(store, index, { core, graph }),
     admin: new AdminService(store.workspaces),
+    time: new TimeService(store, index),
     cursors,
     confirmations: { key: ports.cursorKey, used: ports.confirmations },
   };
