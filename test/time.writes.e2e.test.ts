@@ -1,5 +1,5 @@
-import { describe, expect, test } from "@jest/globals";
 import type { TableClient } from "@azure/data-tables";
+import { describe, expect, test } from "@jest/globals";
 
 import { entityId, observationId, relationId } from "../src/domain/model/ids.js";
 import { failed, type McpTestClient, ok, type TestServer, uniqueWorkspace, withServerAndClient } from "./support/harness.js";

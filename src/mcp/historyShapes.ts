@@ -26,7 +26,7 @@ const change = z.object({
   tagName: z.string().optional(),
   validity: validityChange
     .optional()
-    .describe("What the change set of the item's valid time and expiry (\"\" cleared a field); on a creation, what it was created with."),
+    .describe('What the change set of the item\'s valid time and expiry ("" cleared a field); on a creation, what it was created with.'),
   validityBefore: validityChange.optional().describe("The item's valid time and expiry before the change, when read."),
   mergedInto: z
     .string()

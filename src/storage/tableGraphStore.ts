@@ -30,7 +30,7 @@ import { mergeEntities } from "./writes/merge.js";
 import { addObservations, deleteObservations } from "./writes/observations.js";
 import { createRelations, deleteRelations, upsertRelation } from "./writes/relations.js";
 import { type BoundWrites, prunedWrites } from "./writes/retention.js";
-import { endRelation, type SupersedeRequest, supersedeObservation } from "./writes/supersession.js";
+import { endRelation, supersedeObservation,type SupersedeRequest } from "./writes/supersession.js";
 import { tagWrites } from "./writes/tagWrites.js";
 
 /** Every write of the stores (the tags' too): bound once, each followed by history pruning (retention.ts). */
@@ -80,7 +80,11 @@ export class TableGraphStore implements GraphStore {
     return this.writes.supersedeObservation(workspace, actor, request);
   }
 
-  endRelation(workspace: string, actor: Actor, request: { relationId: string; label: string; validTo?: string }): Promise<{ validTo: string }> {
+  endRelation(
+    workspace: string,
+    actor: Actor,
+    request: { relationId: string; label: string; validTo?: string },
+  ): Promise<{ validTo: string }> {
     return this.writes.endRelation(workspace, actor, request);
   }
 

@@ -182,7 +182,8 @@ function changedFields(change: Change): boolean {
 /** What a validity change did to an item, as one line: superseded, ended, reopened, expiry set or cleared, pinned. */
 function validityLine(validity: Validity, named: string): string {
   const parts: string[] = [];
-  if (validity.supersededBy) parts.push(`superseded ${named} by ${quoted(validity.supersededBy)}${validity.validTo ? ` from ${validity.validTo}` : ""}`);
+  if (validity.supersededBy)
+    parts.push(`superseded ${named} by ${quoted(validity.supersededBy)}${validity.validTo ? ` from ${validity.validTo}` : ""}`);
   else if (validity.supersededBy === "" || validity.validTo === "") {
     parts.push(`reopened ${named}${validity.validFrom ? ` (valid from ${validity.validFrom})` : ""}`);
   } else if (validity.validTo) parts.push(`ended ${named} (valid to ${validity.validTo})`);

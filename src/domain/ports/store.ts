@@ -153,7 +153,11 @@ export interface GraphStore {
    * Ends a relation: validTo (default now) on its rows, in one transaction. NotFoundError when absent, ConflictError when
    * already ended, ValidationError when validTo is not after its validFrom (or creation).
    */
-  endRelation(workspace: string, actor: Actor, request: { relationId: string; label: string; validTo?: string }): Promise<{ validTo: string }>;
+  endRelation(
+    workspace: string,
+    actor: Actor,
+    request: { relationId: string; label: string; validTo?: string },
+  ): Promise<{ validTo: string }>;
 
   /**
    * Creates or updates an entity and adds observations it does not have yet.

@@ -90,7 +90,9 @@ export class GraphService {
     // A new entity has nothing to supersede, but its single-valued facts must be well formed and one per key. The
     // declared keys are read (one request) only when an observation looks like `key: value`.
     if ([...firsts.values()].some((entity) => entity.observations.some((content) => factOf(content)))) {
-      const singleValued = new Set((await this.store.factKeys(workspace)).filter((key) => key.singleValued).map((key) => factKeyName(key.key)));
+      const singleValued = new Set(
+        (await this.store.factKeys(workspace)).filter((key) => key.singleValued).map((key) => factKeyName(key.key)),
+      );
       entities.forEach((entity, i) => {
         if (firsts.get(entity.name) === entity) checkSingleValued(entity.observations, singleValued, `entities[${i}].observations`);
       });
@@ -122,7 +124,9 @@ export class GraphService {
     const validity = checkValidityInput(times, this.clock());
     const writes = [
       ...new Map(
-        relations.map((relation) => ({ ...relationWrite(workspace, relation), ...(validity ? { validity } : {}) })).map((write) => [write.id, write]),
+        relations
+          .map((relation) => ({ ...relationWrite(workspace, relation), ...(validity ? { validity } : {}) }))
+          .map((write) => [write.id, write]),
       ).values(),
     ];
     const { created, missingEntityIds } = await this.store.createRelations(workspace, actor, writes, { allOrNothing: true });

@@ -52,16 +52,7 @@ export async function upsertEntity(
     checkVersion(`Entity '${write.name}'`, write.expectedVersion, head);
     created = !head;
     // Rows without their entity row are not trusted as stored (rule 4): every requested observation is written.
-    const plan = planObservations(
-      workspace,
-      write,
-      created ? [] : rows,
-      write.observations,
-      write.observationTimes,
-      keys,
-      stamp,
-      "upsert",
-    );
+    const plan = planObservations(workspace, write, created ? [] : rows, write.observations, write.observationTimes, keys, stamp, "upsert");
     let entityUnit: Unit;
     if (!head) {
       const row = { ...entityRow(workspace, { ...write, entityType: write.entityType ?? "" }, stamp, 1), version };

@@ -68,7 +68,14 @@ export async function upsertRelation(
           ? {
               actions: createRows.map((row): TransactionAction => ["create", row]),
               guards,
-              changes: [{ kind: "relation.created", relationId: write.id, after: created, ...(creationValidity ? { validity: creationValidity } : {}) }],
+              changes: [
+                {
+                  kind: "relation.created",
+                  relationId: write.id,
+                  after: created,
+                  ...(creationValidity ? { validity: creationValidity } : {}),
+                },
+              ],
             }
           : {
               actions: mergeRows.map((row): TransactionAction => ["update", row, "Merge"]),

@@ -348,4 +348,3 @@ export async function endRelation(
     return { validTo: at };
   });
 }
-
