@@ -422,3 +422,25 @@ describe("bad validity input changes nothing", () => {
     expect(await graphRows(ws)).toEqual(rows);
   });
 });
+
+describe("storage requests of the writes with valid time", () => {
+  test("validity arguments add none; a `key: value` observation adds the fact-keys point read, in parallel where the write reads", async () => {
+    const ws = uniqueWorkspace("tw");
+    ok(await mcp.call("declare_fact_keys", { workspaceName: ws, keys: [{ key: "status", singleValued: true }] }));
+    const times = { validFrom: "2026-01-01T00:00:00Z", ttlSeconds: 3600 };
+    // create_entities: one transaction; reading the keys is a request before it (a create reads nothing else).
+    expect(
+      await requestsOf("create_entities", { workspaceName: ws, entities: [{ name: "A", entityType: "t", observations: ["x"] }], ...times }),
+    ).toBe(1);
+    expect(
+      await requestsOf("create_entities", { workspaceName: ws, entities: [{ name: "B", entityType: "t", observations: ["status: new"] }] }),
+    ).toBe(2);
+    // upsert_entity: range read + one transaction; the keys beside the range read.
+    expect(await requestsOf("upsert_entity", { workspaceName: ws, name: "A", entityType: "t", observations: ["y"], ...times })).toBe(2);
+    expect(await requestsOf("upsert_entity", { workspaceName: ws, name: "B", entityType: "t", observations: ["status: open"] })).toBe(3);
+    // upsert_relation by names: 1 (create), with validity too.
+    expect(
+      await requestsOf("upsert_relation", { workspaceName: ws, from: "A", to: "B", relationType: "r", validFrom: times.validFrom }),
+    ).toBe(1);
+  });
+});

@@ -177,7 +177,7 @@ export function planObservations(
 }
 
 /** The lower-case single-valued keys among those declared. */
-export const singleValuedKeys = (keys: readonly FactKey[]): Set<string> =>
+const singleValuedKeys = (keys: readonly FactKey[]): Set<string> =>
   new Set(keys.filter((key) => key.singleValued).map((key) => factKeyName(key.key)));
 
 /**
