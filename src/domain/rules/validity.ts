@@ -9,8 +9,8 @@ import { parseTime } from "../model/validation.js";
  *
  * - **Expired** (`expiresAt` at or before the lens's transaction time, and not pinned): gone from every read, whatever
  *   the valid time asked, as if deleted at `expiresAt`; the sweep deletes it later (sweep_expired).
- * - **Superseded** (`supersededBy` set) or **ended** (`validTo` at or before the valid time asked): not true any more; shown
- *   only with `includeSuperseded`, marked.
+ * - **Superseded** (`supersededBy` set: now, always; at an explicit `validAt`, once its `validTo` is reached) or **ended**
+ *   (`validTo` at or before the valid time asked): not true any more; shown only with `includeSuperseded`, marked.
  * - **Not yet valid** (`validFrom` after the valid time asked): shown only with `includeSuperseded`, marked.
  *
  * "Now" is fuzzy by the clock allowance. Times a write sets by default (validFrom of a replacement, validTo of an ending) are
@@ -81,10 +81,12 @@ export function isExpired(validity: Validity | undefined, heldAt: number): boole
 export function statusOf(validity: Validity | undefined, lens: TimeLens): FactStatus {
   if (!validity) return "current";
   if (isExpired(validity, lens.heldAt)) return "expired";
-  if (validity.supersededBy) return "superseded";
+  // Now, a superseded fact is superseded whatever its validTo says (the writer's clock); at an explicit valid time, it was
+  // true within its interval like any other.
+  if (validity.supersededBy && lens.validAt === undefined) return "superseded";
   const at = lens.validAt ?? lens.heldAt + CLOCK_SKEW_ALLOWANCE_MS;
   const to = timeOf(validity.validTo);
-  if (to !== undefined && to <= at) return "ended";
+  if (to !== undefined && to <= at) return validity.supersededBy ? "superseded" : "ended";
   const from = timeOf(validity.validFrom);
   if (from !== undefined && from > at) return "not-yet-valid";
   return "current";
