@@ -1,7 +1,7 @@
 import { describe, expect, test } from "@jest/globals";
 
 import { failed, type McpTestClient, ok, uniqueWorkspace, withServerAndClient } from "./support/harness.js";
-import { partitionRows } from "./support/rawRows.js";
+import { partitionRows, rawTable } from "./support/rawRows.js";
 
 /**
  * Issue #25's scripted timeline, end to end through MCP (docs/history.md#two-times): facts added, superseded, backdated,
@@ -9,6 +9,7 @@ import { partitionRows } from "./support/rawRows.js";
  * says must hold then.
  */
 let mcp: McpTestClient;
+const table = rawTable();
 withServerAndClient((_server, client) => {
   mcp = client;
 });
@@ -117,7 +118,9 @@ describe("the two times, scripted", () => {
     );
     ok(await call("set_expiry", { entityName: "payments", observation: "room: 4B", expiresAt: null, pinned: true }));
     const tE = await mark();
-    const standup = (await partitionRows(ws)).find((row) => row.kind === "observation" && row.content === "standup: 10:00")!;
+    const standup = (await partitionRows(table, ws, ["event", "workspace"])).find(
+      (row) => row.kind === "observation" && row.content === "standup: 10:00",
+    )!;
     const expiresAt = Date.parse(String(standup.expiresAt));
     expect(expiresAt).toBeGreaterThan(Date.now() - 5_000);
     await pause(Math.max(0, expiresAt - Date.now()) + 100);
@@ -131,7 +134,10 @@ describe("the two times, scripted", () => {
     const preview = ok<Args>(await call("sweep_expired", { dryRun: true }));
     expect(JSON.stringify(preview)).toContain("standup: 10:00");
     expect(JSON.stringify(preview)).not.toContain("room: 4B");
-    const stored = async () => (await partitionRows(ws)).filter((row) => row.kind === "observation").map((row) => String(row.content));
+    const stored = async () =>
+      (await partitionRows(table, ws, ["event", "workspace"]))
+        .filter((row) => row.kind === "observation")
+        .map((row) => String(row.content));
     expect(await stored()).toContain("standup: 10:00");
     ok(await call("sweep_expired", {}));
     expect(await stored()).not.toContain("standup: 10:00");
@@ -147,7 +153,7 @@ describe("the two times, scripted", () => {
     expect((await observe(call, { asOf: tD })).observations).toEqual(["budget: 120", "lead: Bob"]);
 
     // Bad input changes nothing.
-    const before = JSON.stringify(await partitionRows(ws));
+    const before = JSON.stringify(await partitionRows(table, ws, ["event", "workspace"]));
     const bad: [string, Args, string][] = [
       [
         "add_observations",
@@ -164,7 +170,7 @@ describe("the two times, scripted", () => {
       expect({ tool, error: result.error }).toEqual({ tool, error });
       expect(result.message.length).toBeGreaterThan(20);
     }
-    expect(JSON.stringify(await partitionRows(ws))).toBe(before);
+    expect(JSON.stringify(await partitionRows(table, ws, ["event", "workspace"]))).toBe(before);
   });
 });
 
