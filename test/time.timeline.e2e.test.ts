@@ -153,7 +153,7 @@ describe("the two times, scripted", () => {
     expect((await observe(call, { asOf: tD })).observations).toEqual(["budget: 120", "lead: Bob"]);
 
     // Bad input changes nothing.
-    const before = JSON.stringify(await partitionRows(table, ws, ["event", "workspace"]));
+    const before = JSON.stringify(await partitionRows(table, ws));
     const bad: [string, Args, string][] = [
       [
         "add_observations",
@@ -170,7 +170,7 @@ describe("the two times, scripted", () => {
       expect({ tool, error: result.error }).toEqual({ tool, error });
       expect(result.message.length).toBeGreaterThan(20);
     }
-    expect(JSON.stringify(await partitionRows(table, ws, ["event", "workspace"]))).toBe(before);
+    expect(JSON.stringify(await partitionRows(table, ws))).toBe(before);
   });
 });
 
