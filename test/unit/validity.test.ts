@@ -216,7 +216,7 @@ describe("the fold carries validity", () => {
         {
           kind: "relation.updated",
           relationId: "r1",
-          after: { relationType: "self" },
+          after: { fromEntityId: E1, fromName: "payments", toEntityId: E1, toName: "payments", relationType: "self" },
           validity: { validTo: "2026-03-01T00:00:00.000Z", expiresAt: "" },
         },
       ]),
