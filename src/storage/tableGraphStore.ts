@@ -30,7 +30,7 @@ import { mergeEntities } from "./writes/merge.js";
 import { addObservations, deleteObservations } from "./writes/observations.js";
 import { createRelations, deleteRelations, upsertRelation } from "./writes/relations.js";
 import { type BoundWrites, prunedWrites } from "./writes/retention.js";
-import { endRelation, supersedeObservation,type SupersedeRequest } from "./writes/supersession.js";
+import { endRelation, supersedeObservation, type SupersedeRequest } from "./writes/supersession.js";
 import { tagWrites } from "./writes/tagWrites.js";
 
 /** Every write of the stores (the tags' too): bound once, each followed by history pruning (retention.ts). */
