@@ -205,6 +205,35 @@ describe("supersede_observation", () => {
     expect(last.summary).toContain("superseded observation 'led by Alice' of 'Payments' by 'led by Bob'");
   });
 
+  test("superseding back to an earlier value reopens its row (one transaction, no new row)", async () => {
+    const ws = uniqueWorkspace("tw");
+    ok(await mcp.call("upsert_entity", { workspaceName: ws, name: "Db", entityType: "service", observations: ["engine: mysql"] }));
+    ok(
+      await mcp.call("supersede_observation", {
+        workspaceName: ws,
+        entityName: "Db",
+        observation: "engine: mysql",
+        replacement: "engine: pg",
+      }),
+    );
+    ok(
+      await mcp.call("supersede_observation", {
+        workspaceName: ws,
+        entityName: "Db",
+        observation: "engine: pg",
+        replacement: "engine: mysql",
+      }),
+    );
+    expect(await observationRow(ws, "Db", "engine: pg")).toMatchObject({ supersededBy: "engine: mysql" });
+    expect(await observationRow(ws, "Db", "engine: mysql")).toMatchObject({ supersededBy: "", validTo: "", validFrom: expect.any(String) });
+    expect((await partitionRows(table, ws, { only: ["observation"] })).length).toBe(2);
+    const last = (await history(ws, "Db")).at(-1)!;
+    expect(last.changes.map((change) => [change.kind, change.content])).toEqual([
+      ["observation.updated", "engine: pg"],
+      ["observation.updated", "engine: mysql"],
+    ]);
+  });
+
   test("refused, rows unchanged: missing entity or observation (NotFound), already superseded, replacement current (Conflict), validFrom before the old one's", async () => {
     const ws = uniqueWorkspace("tw");
     ok(
