@@ -29,6 +29,8 @@ import { restoreEntity } from "./restoreEntity.js";
 import { searchEntities } from "./searchEntities.js";
 import { searchNodes } from "./searchNodes.js";
 import { searchRelations } from "./searchRelations.js";
+import { setExpiry } from "./setExpiry.js";
+import { sweepExpired } from "./sweepExpired.js";
 import { tagEntity } from "./tagEntity.js";
 import { tagObservation } from "./tagObservation.js";
 import { untagObservation } from "./untagObservation.js";
@@ -65,6 +67,7 @@ export const ALL_TOOLS: readonly AnyTool[] = [
   getChanges,
   getEntityHistory,
   restoreEntity,
+  setExpiry,
   // search: ranked search and stats from the workspace index
   searchEntities,
   searchRelations,
@@ -76,6 +79,7 @@ export const ALL_TOOLS: readonly AnyTool[] = [
   // admin: workspaces
   listWorkspaces,
   deleteWorkspace,
+  sweepExpired,
   // curate: batches, duplicates and merges
   executeBatch,
   detectDuplicateEntities,
