@@ -7,7 +7,7 @@ import type { Actor } from "../../domain/model/model.js";
 import type { SweepReport, SweptItem } from "../../domain/ports/store.js";
 import { isExpired, iso } from "../../domain/rules/validity.js";
 import { deletionOf, entityNames, entityStateOf } from "../rows/changes.js";
-import { keyRange, relationRowKeys, rowKey } from "../rows/keys.js";
+import { keyRange, ownerOf, relationRowKeys, rowKey } from "../rows/keys.js";
 import { kindOf, type StoredRow, tagPairOf, text, validityOfRow } from "../rows/rows.js";
 import { type Stamp, stampOf } from "../rows/rowWrites.js";
 import type { TableGateway } from "../table/gateway.js";
@@ -50,11 +50,18 @@ export async function sweepExpired(
   const entities = found.filter((row) => kindOf(row) === "entity");
   const deleted = new Set<string>();
   // Entities first: what hangs off an entity swept goes with it, and is not swept twice.
-  await forEachLimited(entities, CONCURRENCY, async (row) => {
-    const outcome = await sweepEntity(gateway, workspace, stamp, text(row.rowKey), nowMs);
+  const outcomes = await sweepEntities(
+    gateway,
+    workspace,
+    stamp,
+    entities.map((row) => text(row.rowKey)),
+    nowMs,
+  );
+  for (const row of entities) {
+    const outcome = outcomes.get(text(row.rowKey))!;
     settle(report, itemOf(row, names), outcome);
     if (outcome === "deleted") deleted.add(text(row.rowKey));
-  });
+  }
   const rest = found.filter((row) => {
     const kind = kindOf(row);
     if (kind === "observation") return !deleted.has(text(row.entityId));
@@ -219,11 +226,7 @@ async function sweepEntity(gateway: TableGateway, workspace: string, stamp: Stam
     async () => head((rows = await read())),
     async (current) => {
       const dependents = deletionUnits(workspace, rows);
-      const final: Unit = {
-        actions: [deleteAction(workspace, id)],
-        conditions: new Map([[id, current.etag]]),
-        changes: [{ kind: "entity.deleted", entityId: id, entityName: text(current.name), before: entityStateOf(current) }],
-      };
+      const final = finalOf(workspace, current);
       const all = [...dependents, final];
       if (pack(workspace, all).length === 1) {
         await commit(gateway, workspace, stamp, all);
@@ -244,6 +247,76 @@ async function sweepEntity(gateway: TableGateway, workspace: string, stamp: Stam
       return "deleted";
     },
   );
+}
+
+/** Entity ranges read per query: each is two comparisons, and a filter holds at most 15 (with the partition's). */
+const RANGES_PER_QUERY = 7;
+
+/**
+ * Expired entities in bulk: their ranges read a few per query, and entities small enough sharing transactions (each delete
+ * still holding If-Match on its entity row's ETag, read in that query). A shared transaction that fails (one of its
+ * entities renewed or changed) commits nothing, and its entities are swept one by one (sweepEntity), as are the entities
+ * too big for one transaction.
+ */
+async function sweepEntities(
+  gateway: TableGateway,
+  workspace: string,
+  stamp: Stamp,
+  ids: readonly string[],
+  nowMs: number,
+): Promise<Map<string, Outcome>> {
+  const outcomes = new Map<string, Outcome>();
+  const groups: string[][] = [];
+  for (let i = 0; i < ids.length; i += RANGES_PER_QUERY) groups.push(ids.slice(i, i + RANGES_PER_QUERY));
+  const ranges = new Map<string, StoredRow[]>(ids.map((id) => [id, []]));
+  await forEachLimited(groups, CONCURRENCY, async (group) => {
+    const any = group.map((id) => {
+      const range = keyRange.wholeEntity(id);
+      return odata`(RowKey ge ${range.from} and RowKey lt ${range.to})`;
+    });
+    for (const row of await gateway.query(`${odata`PartitionKey eq ${workspace}`} and (${any.join(" or ")})`)) {
+      ranges.get(ownerOf(text(row.rowKey)))?.push(row);
+    }
+  });
+  const alone: string[] = [];
+  const batches: { ids: string[]; units: Unit[] }[] = [];
+  for (const id of ids) {
+    const rows = ranges.get(id)!;
+    const head = rows.find((row) => kindOf(row) === "entity");
+    if (!head) outcomes.set(id, { skipped: "deleted meanwhile" });
+    else if (!isExpired(validityOfRow(head), nowMs)) outcomes.set(id, { skipped: "renewed meanwhile" });
+    else {
+      const units = [...deletionUnits(workspace, rows), finalOf(workspace, head)];
+      const open = batches.at(-1);
+      if (open && pack(workspace, [...open.units, ...units]).length === 1) {
+        open.ids.push(id);
+        open.units.push(...units);
+      } else if (pack(workspace, units).length === 1) batches.push({ ids: [id], units });
+      else alone.push(id);
+    }
+  }
+  await forEachLimited(batches, CONCURRENCY, async (batch) => {
+    try {
+      await commit(gateway, workspace, stamp, batch.units, { order: "one" });
+      for (const id of batch.ids) outcomes.set(id, "deleted");
+    } catch (error) {
+      const failure = classifyStorageError(error);
+      if (failure !== "precondition-failed" && failure !== "not-found") throw error;
+      alone.push(...batch.ids);
+    }
+  });
+  await forEachLimited(alone, CONCURRENCY, async (id) => void outcomes.set(id, await sweepEntity(gateway, workspace, stamp, id, nowMs)));
+  return outcomes;
+}
+
+/** The last step of an entity's delete: its row, on the ETag read, with its event. */
+function finalOf(workspace: string, head: StoredRow): Unit {
+  const id = text(head.rowKey);
+  return {
+    actions: [deleteAction(workspace, id)],
+    conditions: new Map([[id, head.etag]]),
+    changes: [{ kind: "entity.deleted", entityId: id, entityName: text(head.name), before: entityStateOf(head) }],
+  };
 }
 
 /** Units as one: their actions, changes and conditions together (order "one" sends them as one transaction). */
