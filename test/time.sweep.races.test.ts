@@ -120,4 +120,25 @@ describe("sweep_expired racing a renewal", () => {
     }
     expect(outcomes.renewed + outcomes.swept).toBe(ROUNDS);
   }, 120_000);
+
+  test("an entity too big for one transaction: a renewal before the sweep's first transaction keeps it whole; unrenewed, it goes whole", async () => {
+    for (const renew of [true, false]) {
+      const ws = uniqueWorkspace("sweepbig");
+      const observations = Array.from({ length: 150 }, (_, k) => `fact ${k}`);
+      ok(await call(ws, "create_entities", { entities: [{ name: "Big", entityType: "t", observations }] }));
+      ok(await call(ws, "set_expiry", { entityName: "Big", expiresAt: new Date(Date.now() + 5 * MINUTE).toISOString() }));
+      const renewed = new Date(Date.now() + 60 * MINUTE).toISOString();
+      if (renew) races.beforeNextTransaction(() => call(ws, "set_expiry", { entityName: "Big", expiresAt: renewed }));
+      const report = await sweepAhead(ws);
+      const rows = (await partitionRows(table, ws, ["event", "workspace"])).filter((row) => row.rowKey.startsWith(entityId(ws, "Big")));
+      if (renew) {
+        expect(report.skipped).toEqual([expect.objectContaining({ kind: "entity", reason: "renewed meanwhile" })]);
+        expect(rows).toHaveLength(151);
+        expect(rows.find((row) => row.kind === "entity")?.expiresAt).toBe(renewed);
+      } else {
+        expect(report.items).toEqual([expect.objectContaining({ kind: "entity", name: "Big" })]);
+        expect(rows).toEqual([]);
+      }
+    }
+  }, 60_000);
 });
