@@ -27,7 +27,7 @@ export interface SweepAnswer {
 }
 
 /** The principal timer sweeps record (docs/history.md#expiry-and-pinning). */
-export const SWEEP_PRINCIPAL = "system:sweep";
+const SWEEP_PRINCIPAL = "system:sweep";
 
 /**
  * Valid time, supersession, fact keys and expiry (docs/history.md#two-times): supersede_observation, end_relation,
