@@ -12,6 +12,8 @@ export interface Phase {
   name: string;
   operation: keyof Operations;
   calls(workload: Workload): number;
+  /** Untimed work before the phase's calls, on each target that has the operation (its storage requests are not counted). */
+  prepare?(ops: Operations, workload: Workload): Promise<void>;
   run(ops: Operations, index: number, entities: number): Promise<unknown>;
 }
 
@@ -20,6 +22,9 @@ export const entityName = (index: number) => `entity-${index}`;
 export function entitySpec(index: number): EntitySpec {
   return { name: entityName(index), entityType: "bench", observations: [1, 2, 3].map((k) => `fact ${k} about entity ${index}`) };
 }
+
+/** Expired entities the sweep phase deletes in its one call. */
+const SWEPT_ITEMS = 1000;
 
 /** Entities visited in a fixed order spread over the graph (7919 is prime), the same for every target. */
 const spread = (index: number, entities: number) => entityName((index * 7919) % entities);
@@ -101,6 +106,25 @@ export const CORE_PHASES: Phase[] = [
   { name: "execute_batch (10 ops, atomic)", operation: "executeBatch", calls: (w) => w.searchCalls, run: (ops, i) => ops.executeBatch(i) },
   { name: "detect_duplicate_entities", operation: "detectDuplicates", calls: (w) => w.searchCalls, run: (ops) => ops.detectDuplicates() },
   { name: "merge_entities (1 source)", operation: "mergeEntities", calls: (w) => w.searchCalls, run: (ops, i) => ops.mergeEntities(i) },
+  // Time (ours only). Each call supersedes the observation the add_observations phase added in its call of the same index (a
+  // fresh one each time): one hidden, one added, so the workload's counts stay as verified.
+  {
+    name: "supersede_observation",
+    operation: "supersedeObservation",
+    calls: (w) => w.calls,
+    run: (ops, i, n) => ops.supersedeObservation(spread(i, n), i),
+  },
+  // One sweep of 1,000 entities created with ttlSeconds 1 in a workspace of their own (seeded untimed, then expired).
+  {
+    name: "sweep_expired (1,000 expired items)",
+    operation: "sweepExpired",
+    calls: () => 1,
+    prepare: (ops) => ops.seedExpiring(SWEPT_ITEMS),
+    run: async (ops) => {
+      const swept = await ops.sweepExpired();
+      if (swept !== SWEPT_ITEMS) throw new Error(`sweep_expired deleted ${swept} of ${SWEPT_ITEMS} expired entities`);
+    },
+  },
 ];
 
 export interface PhaseResult {
@@ -189,6 +213,7 @@ export async function runPhase(
   const calls = phase.calls(workload);
   const entities = workload.entities;
   const size = Math.max(1, Math.ceil(calls / batches));
+  for (const target of able) await phase.prepare?.(target.ops as Operations, workload);
   const tallies = new Map(
     able.map((target) => [target, { latencies: [], serverDurations: [], seconds: 0, requests: undefined, failed: 0 } as Tally]),
   );

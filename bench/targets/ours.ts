@@ -31,6 +31,8 @@ export async function connectMcp(url: string, era: Era = "2025") {
 
 /** The curate phases write apart from the workload, so they change none of its counts. */
 const CURATE_WORKSPACE = `${BENCH_WORKSPACE}-curate`;
+/** The sweep phase's expired entities live apart from the workload too. */
+const SWEEP_WORKSPACE = `${BENCH_WORKSPACE}-sweep`;
 /** Each name: a tag unique to the entity and one of a few shared words, so detection's blocks stay small but not empty. */
 const CURATE_WORDS = ["amber", "basalt", "cedar", "delta", "ember", "fjord", "garnet", "harbor", "indigo", "juniper", "kestrel"];
 const curateName = (index: number, k: number) => `g${index}m${k} ${CURATE_WORDS[(index * 5 + k) % CURATE_WORDS.length]!}`;
@@ -107,6 +109,19 @@ export async function startOurs(connectionString: string, era: Era = "2025"): Pr
           sources: [curateName(index, 1)],
           confirm: true,
         })),
+      supersedeObservation: async (name, index) =>
+        void (await call("supersede_observation", {
+          entityName: name,
+          observation: `added observation ${index}`,
+          replacement: `replaced observation ${index}`,
+        })),
+      seedExpiring: async (count) => {
+        const entities = Array.from({ length: count }, (_, k) => ({ name: `expiring-${k}`, entityType: "bench", observations: [] }));
+        await call("create_entities", { workspaceName: SWEEP_WORKSPACE, entities, ttlSeconds: 1 });
+        // ttlSeconds counts from the server's clock; wait past it (a condition, not a timing).
+        await new Promise((resolve) => setTimeout(resolve, 1500));
+      },
+      sweepExpired: async () => (await call<{ entities: number }>("sweep_expired", { workspaceName: SWEEP_WORKSPACE })).entities,
     },
     notes: () =>
       detected

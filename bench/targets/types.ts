@@ -55,6 +55,12 @@ export interface Operations {
   detectDuplicates(): Promise<void>;
   /** merge_entities of the `index`-th group's second entity into its first. */
   mergeEntities(index: number): Promise<void>;
+  /** supersede_observation (ours only): replaces the observation the `index`-th add_observations call added to the entity. */
+  supersedeObservation(name: string, index: number): Promise<void>;
+  /** Creates `count` entities expiring in a second (create_entities' ttlSeconds), in a workspace of their own, and waits until they expired. */
+  seedExpiring(count: number): Promise<void>;
+  /** sweep_expired of that workspace; resolves to how many entities it deleted. */
+  sweepExpired(): Promise<number>;
 }
 
 export interface Target {

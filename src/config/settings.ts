@@ -16,6 +16,7 @@ import {
   DEFAULT_REQUEST_TIMEOUT_MS,
   DEFAULT_STORAGE_MAX_RETRIES,
   DEFAULT_STORAGE_TIMEOUT_MS,
+  DEFAULT_SWEEP_INTERVAL_MINUTES,
   DEFAULT_TABLE_NAME,
   SettingsReader,
 } from "./table.js";
@@ -42,6 +43,8 @@ export interface Settings {
   listen: { host: string; port: number };
   /** What turns texts into vectors (MEMORY_EMBEDDINGS): src/search/embedding/choose.ts embedderFrom makes the Embedder. */
   embeddings: EmbeddingSettings;
+  /** How often expired items are swept, in minutes; 0: never (MEMORY_SWEEP_INTERVAL_MINUTES). */
+  sweepIntervalMinutes: number;
 }
 
 /**
@@ -75,6 +78,8 @@ export function readSettings(env: NodeJS.ProcessEnv, door: Door): Settings {
   }
   const azuriteFolder = read.get("MEMORY_AZURITE_FOLDER") ?? DEFAULT_AZURITE_FOLDER;
   const embeddings = embeddingsFrom(read);
+  // The CLI sweeps nothing on a schedule; the HTTP doors do (src/functions/sweep.ts, src/local/sweeper.ts).
+  const sweepIntervalMinutes = (serves ? read.get("MEMORY_SWEEP_INTERVAL_MINUTES") : 0) ?? DEFAULT_SWEEP_INTERVAL_MINUTES;
   read.check();
   const indexMaxBytes = (read.get("MEMORY_INDEX_MAX_MB") ?? DEFAULT_INDEX_MAX_MB) * 1024 * 1024;
   return {
@@ -88,6 +93,7 @@ export function readSettings(env: NodeJS.ProcessEnv, door: Door): Settings {
     indexMaxBytes,
     listen: { host, port },
     embeddings,
+    sweepIntervalMinutes,
   };
 }
 

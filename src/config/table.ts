@@ -40,6 +40,9 @@ export const CLI_STORAGE_TIMEOUT_MS = 60_000;
 export const DEFAULT_REQUEST_TIMEOUT_MS = 120_000;
 /** The workspace indexes' memory cap per instance (docs/search.md#memory): a Functions instance has 1.5 GB or more. */
 export const DEFAULT_INDEX_MAX_MB = 256;
+/** How often expired items are swept (docs/history.md#expiry-and-pinning), and the least interval allowed. */
+export const DEFAULT_SWEEP_INTERVAL_MINUTES = 5;
+const MIN_SWEEP_INTERVAL_MINUTES = 5;
 export const DEFAULT_HOST = "127.0.0.1";
 export const DEFAULT_PORT = 7071;
 export const DEFAULT_AZURITE_FOLDER = ".azurite";
@@ -60,6 +63,38 @@ function oneOf<C extends string>(choices: readonly C[], expected: string): Setti
         : { ok: false, issues: [{ expected, message: `${name}: '${raw}' is not ${expected}.` }] };
     },
   };
+}
+
+/**
+ * A sweep interval: 0 (off), or whole minutes of at least 5 that a timer schedule repeats exactly, hour after hour and day
+ * after day (a divisor of 60, or whole hours dividing 24), so no two sweeps are ever closer than the interval.
+ */
+const sweepInterval: SettingKind<number> = {
+  expected: `0 (off), or minutes: ${MIN_SWEEP_INTERVAL_MINUTES}, 6, 10, 12, 15, 20, 30, or whole hours dividing 24 (60, 120, 180, 240, 360, 480, 720, 1440)`,
+  parse(raw, name) {
+    const minutes = /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
+    const fits =
+      minutes === 0 ||
+      (minutes >= MIN_SWEEP_INTERVAL_MINUTES && (minutes < 60 ? 60 % minutes === 0 : minutes % 60 === 0 && 1440 % minutes === 0));
+    if (fits) return { ok: true, value: minutes };
+    const below = Number.isFinite(minutes) && minutes > 0 && minutes < MIN_SWEEP_INTERVAL_MINUTES;
+    return {
+      ok: false,
+      issues: [
+        {
+          expected: sweepInterval.expected,
+          message: below
+            ? `${name}: '${raw}' is below the least interval, ${MIN_SWEEP_INTERVAL_MINUTES} minutes (a sweep reads every expired row of every workspace).`
+            : `${name}: '${raw}' is not ${sweepInterval.expected}.`,
+        },
+      ],
+    };
+  },
+};
+
+/** The Functions timer schedule (NCRONTAB, with seconds) of a sweep interval that sweepInterval accepted (not 0). */
+export function sweepSchedule(minutes: number): string {
+  return minutes < 60 ? `0 */${minutes} * * * *` : `0 0 */${minutes / 60} * * *`;
 }
 
 /** A MEMORY_TOOLSETS mistake reads as the ?toolsets= one does (the same parser serves both). */
@@ -231,6 +266,15 @@ export const SETTINGS = {
     doc:
       "Memory (estimated) the workspace indexes of one instance may hold ([Search](search.md#memory)); past it the least recently " +
       "used are dropped and rebuilt on their next use. `0` keeps only the index in use.",
+  }),
+  MEMORY_SWEEP_INTERVAL_MINUTES: setting({
+    topic: "Tools and requests",
+    kind: sweepInterval,
+    default: `\`${DEFAULT_SWEEP_INTERVAL_MINUTES}\``,
+    doc:
+      "How often expired entities, observations and relations are deleted ([History](history.md#expiry-and-pinning)): a timer " +
+      "trigger on Azure Functions, an interval on `npm start`; `0` turns it off (`sweep_expired` still runs on request). At least " +
+      "5 minutes, and a divisor of an hour or of a day, so a timer schedule repeats it exactly.",
   }),
   MEMORY_EMBEDDINGS: setting({
     topic: "Tools and requests",

@@ -3,6 +3,7 @@ import { createRuntimeHandler } from "../http/runtimeHandler.js";
 import { describeToolsets } from "../mcp/toolsets.js";
 import { openLocalRuntime } from "./localRuntime.js";
 import { listen } from "./nodeServer.js";
+import { startSweeper } from "./sweeper.js";
 
 /**
  * `npm start`: the shared handler on HOST:PORT. With no storage configured, an embedded Azurite
@@ -16,11 +17,14 @@ async function main(): Promise<void> {
   console.log(`Storage: ${runtime.storageDescription}`);
   await runtime.storage.ensureTable();
   const server = await listen(createRuntimeHandler(runtime), address);
+  const sweeper = startSweeper(runtime.services.time, runtime.settings.sweepIntervalMinutes);
 
   console.log(`\ncentral-memory-mcp listening on ${server.url}`);
   console.log(`  MCP (any workspace):  ${server.url}/api/mcp`);
   console.log(`  MCP (one workspace):  ${server.url}/api/workspaces/<workspaceName>/mcp`);
   console.log(`  Health / readiness:   ${server.url}/api/health  ${server.url}/api/ready`);
+  const sweeps = runtime.settings.sweepIntervalMinutes;
+  console.log(`  Sweep of expired:     ${sweeps > 0 ? `every ${sweeps} minutes` : "off"} (MEMORY_SWEEP_INTERVAL_MINUTES)`);
   console.log(`  Toolsets:             ${describeToolsets(toolsets)} (MEMORY_TOOLSETS; a client narrows them with ?toolsets=graph,tags)`);
   console.log(`\n${describeAuth(auth)}`);
   console.log(clientConfigs(`${server.url}/api/mcp`, auth));
@@ -31,6 +35,7 @@ async function main(): Promise<void> {
     stopping = true;
     console.log(`\n${signal}: stopping...`);
     await server.close();
+    await sweeper.stop();
     await runtime.close();
     process.exit(0);
   };

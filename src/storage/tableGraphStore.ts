@@ -1,5 +1,6 @@
 import type { ChangeEvent, FeedPosition } from "../domain/feed/history.js";
 import type { Actor, Direction, EntityNode } from "../domain/model/model.js";
+import type { Validity } from "../domain/model/model.js";
 import type {
   EntitySummary,
   EntityWrite,
@@ -11,6 +12,7 @@ import type {
   RelationRef,
   RelationWrite,
 } from "../domain/ports/store.js";
+import type { ExpiryOutcome, ExpiryTarget, SweepReport } from "../domain/ports/store.js";
 import type { BatchAnswer, BatchClaim, BatchStep } from "../domain/rules/batchModel.js";
 import type { MergeReport } from "../domain/rules/curationModel.js";
 import type { FactKey } from "../domain/rules/validity.js";
@@ -24,6 +26,7 @@ import { TableWorkspaceStore } from "./tableWorkspaceStore.js";
 import { executeAtomicBatch } from "./writes/atomicBatch.js";
 import { deleteEntities } from "./writes/deletion.js";
 import { createEntities, getEntitySummary, upsertEntity } from "./writes/entities.js";
+import { setExpiry } from "./writes/expiry.js";
 import { declareFactKeys, readFactKeys } from "./writes/factKeys.js";
 import { claimMarker, completeMarker } from "./writes/markers.js";
 import { mergeEntities } from "./writes/merge.js";
@@ -31,6 +34,7 @@ import { addObservations, deleteObservations } from "./writes/observations.js";
 import { createRelations, deleteRelations, upsertRelation } from "./writes/relations.js";
 import { type BoundWrites, prunedWrites } from "./writes/retention.js";
 import { endRelation, supersedeObservation, type SupersedeRequest } from "./writes/supersession.js";
+import { sweepExpired } from "./writes/sweep.js";
 import { tagWrites } from "./writes/tagWrites.js";
 
 /** Every write of the stores (the tags' too): bound once, each followed by history pruning (retention.ts). */
@@ -48,6 +52,8 @@ const WRITES = {
   supersedeObservation,
   endRelation,
   ...tagWrites,
+  setExpiry,
+  sweepExpired,
 };
 
 /**
@@ -179,5 +185,13 @@ export class TableGraphStore implements GraphStore {
 
   declareFactKeys(workspace: string, keys: readonly FactKey[]): Promise<FactKey[]> {
     return declareFactKeys(this.gateway, workspace, keys);
+  }
+
+  setExpiry(workspace: string, actor: Actor, target: ExpiryTarget, patch: Validity, nowMs: number): Promise<ExpiryOutcome> {
+    return this.writes.setExpiry(workspace, actor, target, patch, nowMs);
+  }
+
+  sweepExpired(workspace: string, actor: Actor, options: { dryRun: boolean; nowMs: number }): Promise<SweepReport> {
+    return this.writes.sweepExpired(workspace, actor, options);
   }
 }

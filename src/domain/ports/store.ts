@@ -272,6 +272,40 @@ export interface GraphStore {
   factKeys(workspace: string): Promise<FactKey[]>;
   /** Declares fact keys (merged into those declared); returns every declared key. */
   declareFactKeys(workspace: string, keys: readonly FactKey[]): Promise<FactKey[]>;
+  /**
+   * Sets or clears expiry and pin (a Validity patch of `expiresAt` and `pinned`) on an entity, one observation or one
+   * relation: one read, one transaction holding If-Match on the target row's ETag. `nowMs` judges what has expired.
+   */
+  setExpiry(workspace: string, actor: Actor, target: ExpiryTarget, patch: Validity, nowMs: number): Promise<ExpiryOutcome>;
+  /**
+   * Deletes (or with dryRun lists) what expired at `nowMs` and is not pinned, found by one filtered query of the
+   * workspace's rows, recording events. Each delete holds If-Match on the ETag read, so a renewal racing it wins.
+   */
+  sweepExpired(workspace: string, actor: Actor, options: { dryRun: boolean; nowMs: number }): Promise<SweepReport>;
+}
+
+/** What set_expiry changes: an entity, one of its observations, or a relation. */
+export type ExpiryTarget =
+  | { kind: "entity"; entityId: string }
+  | { kind: "observation"; entityId: string; content: string }
+  | { kind: "relation"; relation: RelationRef };
+
+/** set_expiry's outcome: done (with what is held after), or why not (the target is missing or already expired). */
+export type ExpiryOutcome =
+  | { status: "done"; entityName: string; expiresAt?: string; pinned: boolean }
+  | { status: "missing"; entityMissing?: boolean }
+  | { status: "expired"; expiresAt: string; entityExpired?: boolean };
+
+/** An expired item the sweep found. */
+export type SweptItem =
+  | { kind: "entity"; entityId: string; name: string; expiresAt: string }
+  | { kind: "observation"; entityId: string; entityName: string; content: string; expiresAt: string }
+  | { kind: "relation"; relationId: string; from: string; to: string; relationType: string; expiresAt: string };
+
+/** What a sweep deleted (or, with dryRun, would delete), and what it skipped because it was renewed or changed meanwhile. */
+export interface SweepReport {
+  items: SweptItem[];
+  skipped: (SweptItem & { reason: string })[];
 }
 
 export interface EventQuery {

@@ -1,13 +1,36 @@
-import { ValidationError } from "../model/errors.js";
-import { entityId, relationIds } from "../model/ids.js";
-import type { Actor } from "../model/model.js";
-import { checkCount, checkEntityName, checkObservation, checkRelationType, parseTime } from "../model/validation.js";
+import { NotFoundError, ValidationError } from "../model/errors.js";
+import { entityId, relationIds, relationWrite } from "../model/ids.js";
+import type { Actor, Validity } from "../model/model.js";
+import { checkCount, checkEntityName, checkObservation, checkRelationInput, checkRelationType, parseTime } from "../model/validation.js";
 import type { GraphIndex } from "../ports/graphIndex.js";
-import type { GraphStore } from "../ports/store.js";
-import { checkFactKey, type FactKey, iso } from "../rules/validity.js";
+import type { ExpiryTarget, GraphStore, SweptItem } from "../ports/store.js";
+import { checkFactKey, checkValidityInput, type FactKey, iso } from "../rules/validity.js";
 
 /** The most fact keys one declare_fact_keys call declares. */
 const FACT_KEYS_PER_CALL = 100;
+
+/** set_expiry's arguments (docs/history.md#expiry-and-pinning). */
+export interface ExpiryRequest {
+  entityName: string;
+  observation?: string;
+  relation?: { to: string; relationType: string };
+  /** A future time; null clears the expiry; absent leaves it as it is. */
+  expiresAt?: string | null;
+  pinned?: boolean;
+}
+
+/** What a sweep deleted (or would delete), counted and listed, and what it skipped. */
+export interface SweepAnswer {
+  dryRun: boolean;
+  entities: number;
+  observations: number;
+  relations: number;
+  items: SweptItem[];
+  skipped: (SweptItem & { reason: string })[];
+}
+
+/** The principal timer sweeps record (docs/history.md#expiry-and-pinning). */
+const SWEEP_PRINCIPAL = "system:sweep";
 
 /**
  * Valid time, supersession, fact keys and expiry (docs/history.md#two-times): supersede_observation, end_relation,
@@ -74,4 +97,103 @@ export class TimeService {
     keys.forEach((key, i) => checkFactKey(key.key, `keys[${i}].key`));
     return this.store.declareFactKeys(workspace, keys);
   }
+
+  /**
+   * Sets or clears the expiry, and pins or unpins, an entity, one of its observations, or one of its outgoing relations.
+   * A missing target, or one that has already expired (hidden from every read), is a NotFoundError.
+   */
+  async setExpiry(
+    workspace: string,
+    actor: Actor,
+    request: ExpiryRequest,
+  ): Promise<{
+    entityName: string;
+    observation?: string;
+    relation?: { to: string; relationType: string };
+    expiresAt?: string;
+    pinned: boolean;
+  }> {
+    checkEntityName(request.entityName, "entityName");
+    if (request.observation !== undefined && request.relation !== undefined) {
+      throw new ValidationError("Give observation or relation, not both: set_expiry changes one item per call.");
+    }
+    if (request.observation !== undefined) checkObservation(request.observation, "observation");
+    if (request.relation !== undefined) {
+      checkRelationInput({ from: request.entityName, ...request.relation }, "relation");
+    }
+    if (request.expiresAt === undefined && request.pinned === undefined) {
+      throw new ValidationError("Give expiresAt (a future time, or null to clear it), pinned, or both.");
+    }
+    const now = this.clock();
+    const patch: Validity = {
+      ...(request.expiresAt === null ? { expiresAt: "" } : {}),
+      ...(typeof request.expiresAt === "string"
+        ? { expiresAt: checkValidityInput({ expiresAt: request.expiresAt }, now)!.expiresAt! }
+        : {}),
+      ...(request.pinned !== undefined ? { pinned: request.pinned } : {}),
+    };
+    const id = entityId(workspace, request.entityName);
+    const target: ExpiryTarget =
+      request.observation !== undefined
+        ? { kind: "observation", entityId: id, content: request.observation }
+        : request.relation !== undefined
+          ? { kind: "relation", relation: relationWrite(workspace, { from: request.entityName, ...request.relation }) }
+          : { kind: "entity", entityId: id };
+    const outcome = await this.store.setExpiry(workspace, actor, target, patch, now);
+    const subject = describe(request, workspace);
+    if (outcome.status === "missing") {
+      const what = outcome.entityMissing
+        ? `Entity '${request.entityName}' was not found in workspace '${workspace}'`
+        : `${subject} was not found`;
+      throw new NotFoundError(`${what}. Check the name with open_nodes or search_nodes.`);
+    }
+    if (outcome.status === "expired") {
+      const what = outcome.entityExpired ? `Entity '${request.entityName}'` : subject;
+      throw new NotFoundError(
+        `${what} expired at ${outcome.expiresAt}: it is hidden from every read and the sweep deletes it. Write it again to bring it back.`,
+      );
+    }
+    return {
+      entityName: request.entityName,
+      ...(request.observation !== undefined ? { observation: request.observation } : {}),
+      ...(request.relation !== undefined ? { relation: request.relation } : {}),
+      ...(outcome.expiresAt ? { expiresAt: outcome.expiresAt } : {}),
+      pinned: outcome.pinned,
+    };
+  }
+
+  /** Deletes what has expired in the workspace (or lists it, with dryRun), recording it in the feed. */
+  async sweepExpired(workspace: string, actor: Actor, options: { dryRun?: boolean } = {}): Promise<SweepAnswer> {
+    const dryRun = options.dryRun ?? false;
+    const { items, skipped } = await this.store.sweepExpired(workspace, actor, { dryRun, nowMs: this.clock() });
+    const count = (kind: SweptItem["kind"]) => items.filter((item) => item.kind === kind).length;
+    return { dryRun, entities: count("entity"), observations: count("observation"), relations: count("relation"), items, skipped };
+  }
+
+  /**
+   * The timer's sweep: every registered workspace in turn, as SWEEP_PRINCIPAL. A workspace that fails is reported and the
+   * others are still swept.
+   */
+  async sweepEverywhere(tool = "sweep_expired"): Promise<{ workspace: string; answer?: SweepAnswer; error?: string }[]> {
+    const actor: Actor = { principal: SWEEP_PRINCIPAL, tool };
+    const results: { workspace: string; answer?: SweepAnswer; error?: string }[] = [];
+    for (const { name } of await this.store.workspaces.registered()) {
+      try {
+        results.push({ workspace: name, answer: await this.sweepExpired(name, actor) });
+      } catch (error) {
+        results.push({ workspace: name, error: error instanceof Error ? error.message : String(error) });
+      }
+    }
+    return results;
+  }
+}
+
+function describe(request: ExpiryRequest, workspace: string): string {
+  if (request.observation !== undefined) {
+    return `Observation '${request.observation.slice(0, 100)}' of entity '${request.entityName}' in workspace '${workspace}'`;
+  }
+  if (request.relation !== undefined) {
+    return `Relation '${request.entityName}' ${request.relation.relationType} '${request.relation.to}' in workspace '${workspace}'`;
+  }
+  return `Entity '${request.entityName}' in workspace '${workspace}'`;
 }

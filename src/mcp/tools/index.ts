@@ -31,7 +31,9 @@ import { restoreEntity } from "./restoreEntity.js";
 import { searchEntities } from "./searchEntities.js";
 import { searchNodes } from "./searchNodes.js";
 import { searchRelations } from "./searchRelations.js";
+import { setExpiry } from "./setExpiry.js";
 import { supersedeObservation } from "./supersedeObservation.js";
+import { sweepExpired } from "./sweepExpired.js";
 import { tagEntity } from "./tagEntity.js";
 import { tagObservation } from "./tagObservation.js";
 import { untagObservation } from "./untagObservation.js";
@@ -71,6 +73,7 @@ export const ALL_TOOLS: readonly AnyTool[] = [
   supersedeObservation,
   endRelation,
   declareFactKeys,
+  setExpiry,
   // search: ranked search and stats from the workspace index
   searchEntities,
   searchRelations,
@@ -82,6 +85,7 @@ export const ALL_TOOLS: readonly AnyTool[] = [
   // admin: workspaces
   listWorkspaces,
   deleteWorkspace,
+  sweepExpired,
   // curate: batches, duplicates and merges
   executeBatch,
   detectDuplicateEntities,
