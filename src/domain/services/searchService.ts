@@ -15,11 +15,18 @@ import {
   parseTime,
 } from "../model/validation.js";
 import type { EntityHit, GraphIndex, GraphStats, SearchMode } from "../ports/graphIndex.js";
+import { lensOf, type TimeLens } from "../rules/validity.js";
 
 export const DEFAULT_SEARCH_ENTITIES_LIMIT = 20;
 export const DEFAULT_SEARCH_RELATIONS_LIMIT = 50;
 
-export interface SearchEntitiesInput {
+/** What a read asks of valid time (docs/history.md#two-times): default, true now. */
+export interface LensInput {
+  validAt?: string;
+  includeSuperseded?: boolean;
+}
+
+export interface SearchEntitiesInput extends LensInput {
   query?: string;
   mode?: SearchMode;
   explain?: boolean;
@@ -31,7 +38,7 @@ export interface SearchEntitiesInput {
   cursor?: string;
 }
 
-export interface SearchRelationsInput {
+export interface SearchRelationsInput extends LensInput {
   relationType?: string;
   from?: string;
   to?: string;
@@ -44,7 +51,11 @@ export interface SearchRelationsInput {
  * One page of a search tool: `nextCursor` when more follow, and `cursorAfter(id)`, the cursor that
  * continues after any item of the page (a maxChars answer that stops early continues after its last item shown).
  */
-type SearchPage<P> = P & { nextCursor?: string; cursorAfter: (id: string) => Promise<string> };
+type SearchPage<P> = P & { nextCursor?: string; cursorAfter: (id: string) => Promise<string>; lens: TimeLens };
+
+/** The lens's part of a cursor's scope: a page holds only for the same valid time asked. */
+const lensScope = (input: LensInput) =>
+  input.validAt !== undefined || input.includeSuperseded ? [input.validAt ?? null, input.includeSuperseded ?? false] : [];
 
 /**
  * Ranked search and stats over the workspace index (docs/search.md). Checks every input first, so a bad
@@ -54,7 +65,14 @@ export class SearchService {
   constructor(
     private readonly index: GraphIndex,
     private readonly cursors: CursorCodec,
+    /** Now, in ms: what "true now" and an expiry are judged against. */
+    private readonly clock: () => number = Date.now,
   ) {}
+
+  /** The read's lens, checked (validAt an ISO 8601 time). */
+  lens(input: LensInput): TimeLens {
+    return lensOf(input, this.clock());
+  }
 
   async searchEntities(workspace: string, input: SearchEntitiesInput): Promise<SearchPage<{ hits: EntityHit[]; unavailable?: string }>> {
     const query = input.query?.trim() ?? "";
@@ -65,6 +83,7 @@ export class SearchService {
       input.tags.forEach((tag, i) => checkTagName(tag, `tags[${i}]`));
     }
     if (input.createdBy !== undefined) checkPrincipal(input.createdBy, "createdBy");
+    const lens = this.lens(input);
     const updatedSince = input.updatedSince === undefined ? undefined : parseTime(input.updatedSince, "updatedSince");
     const hasFilter =
       input.entityType !== undefined || (input.tags?.length ?? 0) > 0 || input.createdBy !== undefined || updatedSince !== undefined;
@@ -86,6 +105,7 @@ export class SearchService {
         input.createdBy,
         updatedSince,
         ...(input.mode && input.mode !== "hybrid" ? [input.mode] : []),
+        ...lensScope(input),
       ]),
     };
     const after = input.cursor === undefined ? undefined : await this.cursors.decode(scope, input.cursor);
@@ -99,6 +119,7 @@ export class SearchService {
         ...(input.tags !== undefined ? { tags: input.tags } : {}),
         ...(input.createdBy !== undefined ? { createdBy: input.createdBy } : {}),
         ...(updatedSince !== undefined ? { updatedSince } : {}),
+        lens,
       },
       { limit, ...(after !== undefined ? { after } : {}) },
     );
@@ -107,6 +128,7 @@ export class SearchService {
     return {
       hits,
       cursorAfter,
+      lens,
       ...(more && last ? { nextCursor: await cursorAfter(last.entity.id) } : {}),
       ...(unavailable !== undefined ? { unavailable } : {}),
     };
@@ -119,10 +141,11 @@ export class SearchService {
     if (input.entityType !== undefined) checkEntityType(input.entityType, "entityType");
     const limit = input.limit ?? DEFAULT_SEARCH_RELATIONS_LIMIT;
     checkLimit(limit, "limit");
+    const lens = this.lens(input);
     const scope = {
       workspace,
       tool: "search_relations" as const,
-      mode: JSON.stringify([input.relationType, input.from, input.to, input.entityType]),
+      mode: JSON.stringify([input.relationType, input.from, input.to, input.entityType, ...lensScope(input)]),
     };
     const after = input.cursor === undefined ? undefined : await this.cursors.decode(scope, input.cursor);
     const { relations, more } = await this.index.searchRelations(
@@ -132,15 +155,17 @@ export class SearchService {
         ...(input.from !== undefined ? { fromId: entityId(workspace, input.from) } : {}),
         ...(input.to !== undefined ? { toId: entityId(workspace, input.to) } : {}),
         ...(input.entityType !== undefined ? { entityType: input.entityType } : {}),
+        lens,
       },
       { limit, ...(after !== undefined ? { after } : {}) },
     );
     const cursorAfter = (relationId: string) => this.cursors.encode(scope, relationId);
     const last = relations[relations.length - 1];
-    return { relations, cursorAfter, ...(more && last ? { nextCursor: await cursorAfter(last.id) } : {}) };
+    return { relations, cursorAfter, lens, ...(more && last ? { nextCursor: await cursorAfter(last.id) } : {}) };
   }
 
-  stats(workspace: string): Promise<GraphStats> {
-    return this.index.stats(workspace);
+  /** get_stats through the read's lens: counts what shows (docs/history.md#two-times). */
+  stats(workspace: string, input: LensInput = {}): Promise<GraphStats> {
+    return this.index.stats(workspace, this.lens(input));
   }
 }
