@@ -77,7 +77,7 @@ export const entityHitsOutput = {
   nextCursor: z.string().optional().describe("Present when more hits follow: pass it back as `cursor` with the same other arguments."),
 };
 
-export function toEntityHits(workspace: string, page: { hits: EntityHit[]; nextCursor?: string; lens: TimeLens }, withTags: boolean) {
+export function toEntityHits(workspace: string, page: { hits: EntityHit[]; nextCursor?: string }, lens: TimeLens, withTags: boolean) {
   return {
     workspaceName: workspace,
     hits: page.hits.map(({ entity, score, matchedFields, matchedObservations, version, explain }) => ({
@@ -87,7 +87,7 @@ export function toEntityHits(workspace: string, page: { hits: EntityHit[]; nextC
         entityType: entity.entityType,
         observations: entity.observations,
         ...(withTags ? tagFieldsOf(entity) : {}),
-        ...entityValidityOf(entity, page.lens),
+        ...entityValidityOf(entity, lens),
         version: versionOrLegacy({ version: version ?? entity.version }),
         ...(entity.createdAt ? { createdAt: entity.createdAt } : {}),
         ...(entity.updatedAt ? { updatedAt: entity.updatedAt } : {}),
@@ -115,14 +115,14 @@ export const relationsOutput = {
   nextCursor: z.string().optional().describe("Present when more relations follow: pass it back as `cursor` with the same other arguments."),
 };
 
-export function toRelations(workspace: string, page: { relations: Relation[]; nextCursor?: string; lens: TimeLens }) {
+export function toRelations(workspace: string, page: { relations: Relation[]; nextCursor?: string }, lens: TimeLens) {
   return {
     workspaceName: workspace,
     relations: page.relations.map((r) => ({
       ...relationEndsOf(r),
       metadata: r.metadata,
       ...authorshipOf(r),
-      ...relationValidityOf(r, page.lens),
+      ...relationValidityOf(r, lens),
     })),
     ...(page.nextCursor !== undefined ? { nextCursor: page.nextCursor } : {}),
   };

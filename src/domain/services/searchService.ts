@@ -51,7 +51,7 @@ export interface SearchRelationsInput extends LensInput {
  * One page of a search tool: `nextCursor` when more follow, and `cursorAfter(id)`, the cursor that
  * continues after any item of the page (a maxChars answer that stops early continues after its last item shown).
  */
-type SearchPage<P> = P & { nextCursor?: string; cursorAfter: (id: string) => Promise<string>; lens: TimeLens };
+type SearchPage<P> = P & { nextCursor?: string; cursorAfter: (id: string) => Promise<string> };
 
 /** The lens's part of a cursor's scope: a page holds only for the same valid time asked. */
 const lensScope = (input: LensInput) =>
@@ -74,7 +74,12 @@ export class SearchService {
     return lensOf(input, this.clock());
   }
 
-  async searchEntities(workspace: string, input: SearchEntitiesInput): Promise<SearchPage<{ hits: EntityHit[]; unavailable?: string }>> {
+  /** `lens` is the one the caller marks statuses with (this.lens(input)); made from `input` when not given. */
+  async searchEntities(
+    workspace: string,
+    input: SearchEntitiesInput,
+    lens: TimeLens = this.lens(input),
+  ): Promise<SearchPage<{ hits: EntityHit[]; unavailable?: string }>> {
     const query = input.query?.trim() ?? "";
     if (input.query !== undefined) checkSearchQuery(input.query, "query");
     if (input.entityType !== undefined) checkEntityType(input.entityType, "entityType");
@@ -83,7 +88,6 @@ export class SearchService {
       input.tags.forEach((tag, i) => checkTagName(tag, `tags[${i}]`));
     }
     if (input.createdBy !== undefined) checkPrincipal(input.createdBy, "createdBy");
-    const lens = this.lens(input);
     const updatedSince = input.updatedSince === undefined ? undefined : parseTime(input.updatedSince, "updatedSince");
     const hasFilter =
       input.entityType !== undefined || (input.tags?.length ?? 0) > 0 || input.createdBy !== undefined || updatedSince !== undefined;
@@ -128,20 +132,23 @@ export class SearchService {
     return {
       hits,
       cursorAfter,
-      lens,
       ...(more && last ? { nextCursor: await cursorAfter(last.entity.id) } : {}),
       ...(unavailable !== undefined ? { unavailable } : {}),
     };
   }
 
-  async searchRelations(workspace: string, input: SearchRelationsInput): Promise<SearchPage<{ relations: Relation[] }>> {
+  /** `lens` as for searchEntities. */
+  async searchRelations(
+    workspace: string,
+    input: SearchRelationsInput,
+    lens: TimeLens = this.lens(input),
+  ): Promise<SearchPage<{ relations: Relation[] }>> {
     if (input.relationType !== undefined) checkRelationType(input.relationType, "relationType");
     if (input.from !== undefined) checkEntityNameLookup(input.from, "from");
     if (input.to !== undefined) checkEntityNameLookup(input.to, "to");
     if (input.entityType !== undefined) checkEntityType(input.entityType, "entityType");
     const limit = input.limit ?? DEFAULT_SEARCH_RELATIONS_LIMIT;
     checkLimit(limit, "limit");
-    const lens = this.lens(input);
     const scope = {
       workspace,
       tool: "search_relations" as const,
@@ -161,7 +168,7 @@ export class SearchService {
     );
     const cursorAfter = (relationId: string) => this.cursors.encode(scope, relationId);
     const last = relations[relations.length - 1];
-    return { relations, cursorAfter, lens, ...(more && last ? { nextCursor: await cursorAfter(last.id) } : {}) };
+    return { relations, cursorAfter, ...(more && last ? { nextCursor: await cursorAfter(last.id) } : {}) };
   }
 
   /** get_stats through the read's lens: counts what shows (docs/history.md#two-times). */

@@ -48,9 +48,10 @@ export const searchEntities = defineTool({
   async handler(args, { services, workspace, toolsets, note }) {
     const { maxChars, ...input } = args;
     if (maxChars !== undefined) checkMaxChars(maxChars);
-    const page = await services.search.searchEntities(workspace, input);
+    const lens = services.search.lens(input);
+    const page = await services.search.searchEntities(workspace, input, lens);
     if (page.unavailable !== undefined) note(`Ranked by words and graph only: search by meaning is unavailable (${page.unavailable}).`);
-    return withinPageBudget(toEntityHits(workspace, page, toolsets.has("tags")), "hits", maxChars, (i) =>
+    return withinPageBudget(toEntityHits(workspace, page, lens, toolsets.has("tags")), "hits", maxChars, (i) =>
       page.cursorAfter(page.hits[i]!.entity.id),
     );
   },

@@ -35,7 +35,8 @@ export const searchRelations = defineTool({
   async handler(args, { services, workspace }) {
     const { maxChars, ...input } = args;
     if (maxChars !== undefined) checkMaxChars(maxChars);
-    const page = await services.search.searchRelations(workspace, input);
-    return withinPageBudget(toRelations(workspace, page), "relations", maxChars, (i) => page.cursorAfter(page.relations[i]!.id));
+    const lens = services.search.lens(input);
+    const page = await services.search.searchRelations(workspace, input, lens);
+    return withinPageBudget(toRelations(workspace, page, lens), "relations", maxChars, (i) => page.cursorAfter(page.relations[i]!.id));
   },
 });
