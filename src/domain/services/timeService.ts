@@ -1,4 +1,4 @@
-import { checkLimit } from "../model/validation.js";
+import { checkLimit, checkSearchQuery } from "../model/validation.js";
 import type { FactConflict, GraphIndex } from "../ports/graphIndex.js";
 import type { GraphStore } from "../ports/store.js";
 import { checkFactKey, factKeyName, presentLens } from "../rules/validity.js";
@@ -28,7 +28,11 @@ export class TimeService {
     workspace: string,
     input: { key?: string; limit?: number; offset?: number },
   ): Promise<{ conflicts: FactConflict[]; singleValuedKeys: string[]; more: boolean }> {
-    if (input.key !== undefined) checkFactKey(input.key, "key");
+    if (input.key !== undefined) {
+      // The text rules first (the one place: length, well-formed UTF-16), then the shape of a key.
+      checkSearchQuery(input.key, "key");
+      checkFactKey(input.key, "key");
+    }
     const limit = input.limit ?? DEFAULT_CONFLICTS_LIMIT;
     checkLimit(limit, "limit");
     const offset = input.offset ?? 0;
