@@ -30,6 +30,7 @@ import { mergeEntities } from "./writes/merge.js";
 import { addObservations, deleteObservations } from "./writes/observations.js";
 import { createRelations, deleteRelations, upsertRelation } from "./writes/relations.js";
 import { type BoundWrites, prunedWrites } from "./writes/retention.js";
+import { endRelation, supersedeObservation, type SupersedeRequest } from "./writes/supersession.js";
 import { tagWrites } from "./writes/tagWrites.js";
 
 /** Every write of the stores (the tags' too): bound once, each followed by history pruning (retention.ts). */
@@ -44,6 +45,8 @@ const WRITES = {
   deleteRelations,
   executeAtomicBatch,
   mergeEntities,
+  supersedeObservation,
+  endRelation,
   ...tagWrites,
 };
 
@@ -71,6 +74,18 @@ export class TableGraphStore implements GraphStore {
 
   getEntitySummary(workspace: string, entityId: string): Promise<EntitySummary | undefined> {
     return getEntitySummary(this.gateway, workspace, entityId);
+  }
+
+  supersedeObservation(workspace: string, actor: Actor, request: SupersedeRequest): Promise<{ validTo: string; validFrom: string }> {
+    return this.writes.supersedeObservation(workspace, actor, request);
+  }
+
+  endRelation(
+    workspace: string,
+    actor: Actor,
+    request: { relationId: string; label: string; validTo?: string },
+  ): Promise<{ validTo: string }> {
+    return this.writes.endRelation(workspace, actor, request);
   }
 
   upsertEntity(

@@ -19,6 +19,7 @@ import {
 import type { GraphIndex } from "../ports/graphIndex.js";
 import type { GraphStore } from "../ports/store.js";
 import { subgraph } from "../rules/subgraph.js";
+import { checkValidityInput, factKeyName, factOf, heldValidity, singleValuedFactOf, type ValidityInput } from "../rules/validity.js";
 import type { AsOfReads } from "./asOf.js";
 import { importGraph, type ImportInput, type ImportProgress, type ImportReport } from "./importGraph.js";
 
@@ -35,6 +36,8 @@ export class GraphService {
     private readonly index: GraphIndex,
     private readonly asOf: AsOfReads,
     private readonly cursors: CursorCodec,
+    /** Now, in ms: what an expiry on write is checked against (docs/history.md#two-times). */
+    private readonly clock: () => number = Date.now,
   ) {}
 
   /**
@@ -65,19 +68,42 @@ export class GraphService {
     };
   }
 
-  /** Creates entities whose names are new. Existing names, and repeats within the call, are skipped. */
-  async createEntities(workspace: string, actor: Actor, entities: readonly EntityInput[]): Promise<EntityInput[]> {
+  /**
+   * Creates entities whose names are new. Existing names, and repeats within the call, are skipped. `times`: the valid time
+   * of every observation written (validFrom, validTo) and the expiry of every entity created (expiresAt or ttlSeconds).
+   */
+  async createEntities(
+    workspace: string,
+    actor: Actor,
+    entities: readonly EntityInput[],
+    times: ValidityInput = {},
+  ): Promise<EntityInput[]> {
     checkCount(entities, "entities", LIMITS.itemsPerCall);
     entities.forEach((entity, i) => {
       checkEntityInput(entity, `entities[${i}]`);
       checkCount(entity.observations, `entities[${i}].observations`, LIMITS.observationsPerCall);
     });
+    const validity = checkValidityInput(times, this.clock());
+    const observationTimes = heldValidity({ validFrom: validity?.validFrom, validTo: validity?.validTo });
     const firsts = new Map<string, EntityInput>();
     for (const entity of entities) if (!firsts.has(entity.name)) firsts.set(entity.name, entity);
+    // A new entity has nothing to supersede, but its single-valued facts must be well formed and one per key. The
+    // declared keys are read (one request, before the write) only when that could fail: an entity with two values on one
+    // key, or a `key:` without a value. Other calls cost what they cost before (docs/history.md#single-valued-facts).
+    if ([...firsts.values()].some((entity) => mayBreakSingleValued(entity.observations))) {
+      const singleValued = new Set(
+        (await this.store.factKeys(workspace)).filter((key) => key.singleValued).map((key) => factKeyName(key.key)),
+      );
+      entities.forEach((entity, i) => {
+        if (firsts.get(entity.name) === entity) checkSingleValued(entity.observations, singleValued, `entities[${i}].observations`);
+      });
+    }
     const writes = [...firsts.values()].map((entity) => ({
       ...entity,
       id: entityId(workspace, entity.name),
       observations: [...new Set(entity.observations)],
+      ...(observationTimes ? { observationTimes } : {}),
+      ...(validity?.expiresAt ? { expiresAt: validity.expiresAt } : {}),
     }));
     const { created } = await this.store.createEntities(workspace, actor, writes);
     const made = new Set(created);
@@ -88,10 +114,22 @@ export class GraphService {
    * Creates relations that do not exist yet. Both endpoints must exist: if any is missing, nothing is
    * written and the error names every missing entity.
    */
-  async createRelations(workspace: string, actor: Actor, relations: readonly RelationInput[]): Promise<RelationInput[]> {
+  async createRelations(
+    workspace: string,
+    actor: Actor,
+    relations: readonly RelationInput[],
+    times: ValidityInput = {},
+  ): Promise<RelationInput[]> {
     checkCount(relations, "relations", LIMITS.itemsPerCall);
     relations.forEach((relation, i) => checkRelationInput(relation, `relations[${i}]`));
-    const writes = [...new Map(relations.map((relation) => relationWrite(workspace, relation)).map((write) => [write.id, write])).values()];
+    const validity = checkValidityInput(times, this.clock());
+    const writes = [
+      ...new Map(
+        relations
+          .map((relation) => ({ ...relationWrite(workspace, relation), ...(validity ? { validity } : {}) }))
+          .map((write) => [write.id, write]),
+      ).values(),
+    ];
     const { created, missingEntityIds } = await this.store.createRelations(workspace, actor, writes, { allOrNothing: true });
     if (missingEntityIds.length > 0) {
       const names = namesOf(
@@ -111,14 +149,24 @@ export class GraphService {
    * Adds observations an entity does not have yet (repeats are skipped). If any entity is missing,
    * nothing is written and the error names every missing entity.
    */
-  async addObservations(workspace: string, actor: Actor, items: readonly { entityName: string; contents: string[] }[]) {
+  async addObservations(
+    workspace: string,
+    actor: Actor,
+    items: readonly { entityName: string; contents: string[] }[],
+    times: ValidityInput = {},
+  ) {
     checkCount(items, "observations", LIMITS.itemsPerCall);
     items.forEach((item, i) => {
       checkEntityName(item.entityName, `observations[${i}].entityName`);
       checkCount(item.contents, `observations[${i}].contents`, LIMITS.observationsPerCall);
       item.contents.forEach((content, j) => checkObservation(content, `observations[${i}].contents[${j}]`));
     });
-    const changes = items.map((item) => ({ entityId: entityId(workspace, item.entityName), contents: item.contents }));
+    const validity = checkValidityInput(times, this.clock());
+    const changes = items.map((item) => ({
+      entityId: entityId(workspace, item.entityName),
+      contents: item.contents,
+      ...(validity ? { times: validity } : {}),
+    }));
     const { missing, added } = await this.store.addObservations(workspace, actor, changes);
     if (missing.length > 0) {
       const names = namesOf(
@@ -219,6 +267,34 @@ export class GraphService {
 }
 
 export const DEFAULT_SEARCH_LIMIT = 50;
+
+/** Whether some declared key could make these observations invalid: two on one key, or one with no value. */
+function mayBreakSingleValued(observations: readonly string[]): boolean {
+  const keys = new Set<string>();
+  for (const content of new Set(observations)) {
+    const fact = factOf(content);
+    if (!fact) continue;
+    if (fact.value === "" || keys.has(fact.key)) return true;
+    keys.add(fact.key);
+  }
+  return false;
+}
+
+/** A new entity's observations on single-valued keys: well formed (`key: value`), one value per key. */
+function checkSingleValued(observations: readonly string[], singleValued: ReadonlySet<string>, where: string): void {
+  const seen = new Map<string, string>();
+  for (const content of new Set(observations)) {
+    const fact = singleValuedFactOf(content, singleValued, where);
+    if (!fact) continue;
+    const other = seen.get(fact.key);
+    if (other !== undefined) {
+      throw new ValidationError(
+        `${where} gives two values for the single-valued key '${fact.key}' ('${other.slice(0, 100)}' and '${content.slice(0, 100)}'). Give one.`,
+      );
+    }
+    seen.set(fact.key, content);
+  }
+}
 
 /** The names (from those the caller gave) whose entity ids are in `ids`, each once, in the caller's order. */
 function namesOf(ids: readonly string[], names: readonly string[], workspace: string): string[] {
