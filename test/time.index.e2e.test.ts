@@ -150,8 +150,9 @@ describe("index-served reads through the two times", () => {
 
     const then = await search({ query: "pilot", mode: "words", validAt: TEN_DAYS_AGO() });
     expect(names(then.hits)).toEqual(["Payments"]);
-    // Ten days ago held only what has a validFrom that early: the pilot (lead: Alice is superseded, so shown only with includeSuperseded).
-    expect(then.hits[0]!.entity.observations).toEqual(["phase: pilot"]);
+    // Ten days ago only what has a validFrom that early was true: the pilot, and Alice's lead (superseded since, true then).
+    expect(then.hits[0]!.entity.observations).toEqual(["lead: Alice", "phase: pilot"]);
+    expect(names((await search({ query: "Alice", mode: "words", validAt: TEN_DAYS_AGO() })).hits)).toEqual(["Alice", "Payments"]);
   });
 
   test("search_entities: hybrid and meaning rank only what shows, and return entities through the lens", async () => {
