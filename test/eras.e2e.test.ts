@@ -83,6 +83,7 @@ const SCRIPT: Step[] = [
   { tool: "search_entities", args: { query: "TypeScript" } },
   { tool: "search_relations", args: { relationType: "works_on" } },
   { tool: "get_stats" },
+  { tool: "list_conflicts" },
   { tool: "get_context", args: { query: "TypeScript", entityNames: ["Alice"], maxTokens: 500 } },
   { tool: "get_neighbors", args: { entityName: "Alice", depth: 2 } },
   { tool: "find_path", args: { from: "Alice", to: "Dave" } },

@@ -71,6 +71,7 @@ const SURROGATE_CALLS: [string, Record<string, unknown>, RegExp][] = [
   ["get_changes", { principal: LONE }, /principal/],
   ["get_entity_history", { entityName: LONE }, /entityName/],
   ["restore_entity", { entityName: LONE }, /entityName/],
+  ["list_conflicts", { key: LONE }, /key/],
   ["get_context", { query: LONE }, /query/],
   ["get_context", { entityNames: [LONE] }, /entityNames\[0\]/],
   ["search_entities", { query: LONE }, /query/],

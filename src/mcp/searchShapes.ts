@@ -2,7 +2,20 @@ import { z } from "zod";
 
 import type { Relation } from "../domain/model/model.js";
 import type { EntityHit } from "../domain/ports/graphIndex.js";
-import { authorshipFields, authorshipOf, relationEnds, relationEndsOf, tagFields, tagFieldsOf, versionOrLegacy } from "./graphShapes.js";
+import type { TimeLens } from "../domain/rules/validity.js";
+import {
+  authorshipFields,
+  authorshipOf,
+  entityValidityFields,
+  entityValidityOf,
+  relationEnds,
+  relationEndsOf,
+  relationValidityFields,
+  relationValidityOf,
+  tagFields,
+  tagFieldsOf,
+  versionOrLegacy,
+} from "./graphShapes.js";
 import { metadataOutput } from "./schemas.js";
 
 /** The shapes the search tools return (docs/search.md), each projected from the domain in one place. */
@@ -11,8 +24,11 @@ const hitEntity = z.object({
   id: z.string(),
   name: z.string(),
   entityType: z.string(),
-  observations: z.array(z.string()).describe("Every observation, in the order added."),
+  observations: z
+    .array(z.string())
+    .describe("Every observation that shows (docs/history.md#two-times: by default those true now), in the order added."),
   ...tagFields,
+  ...entityValidityFields,
   version: z
     .string()
     .optional()
@@ -61,7 +77,7 @@ export const entityHitsOutput = {
   nextCursor: z.string().optional().describe("Present when more hits follow: pass it back as `cursor` with the same other arguments."),
 };
 
-export function toEntityHits(workspace: string, page: { hits: EntityHit[]; nextCursor?: string }, withTags: boolean) {
+export function toEntityHits(workspace: string, page: { hits: EntityHit[]; nextCursor?: string }, lens: TimeLens, withTags: boolean) {
   return {
     workspaceName: workspace,
     hits: page.hits.map(({ entity, score, matchedFields, matchedObservations, version, explain }) => ({
@@ -71,6 +87,7 @@ export function toEntityHits(workspace: string, page: { hits: EntityHit[]; nextC
         entityType: entity.entityType,
         observations: entity.observations,
         ...(withTags ? tagFieldsOf(entity) : {}),
+        ...entityValidityOf(entity, lens),
         version: versionOrLegacy({ version: version ?? entity.version }),
         ...(entity.createdAt ? { createdAt: entity.createdAt } : {}),
         ...(entity.updatedAt ? { updatedAt: entity.updatedAt } : {}),
@@ -92,18 +109,20 @@ export const relationsOutput = {
       ...relationEnds,
       metadata: metadataOutput,
       ...authorshipFields,
+      ...relationValidityFields,
     }),
   ),
   nextCursor: z.string().optional().describe("Present when more relations follow: pass it back as `cursor` with the same other arguments."),
 };
 
-export function toRelations(workspace: string, page: { relations: Relation[]; nextCursor?: string }) {
+export function toRelations(workspace: string, page: { relations: Relation[]; nextCursor?: string }, lens: TimeLens) {
   return {
     workspaceName: workspace,
     relations: page.relations.map((r) => ({
       ...relationEndsOf(r),
       metadata: r.metadata,
       ...authorshipOf(r),
+      ...relationValidityOf(r, lens),
     })),
     ...(page.nextCursor !== undefined ? { nextCursor: page.nextCursor } : {}),
   };

@@ -1,7 +1,8 @@
 import { ValidationError } from "../domain/model/errors.js";
 import type { ReadMode } from "../domain/model/model.js";
-import type { EntitySearch, GraphIndex, IndexSource, PageRequest, RelationSearch } from "../domain/ports/graphIndex.js";
+import type { ConflictSearch, EntitySearch, GraphIndex, IndexSource, PageRequest, RelationSearch } from "../domain/ports/graphIndex.js";
 import type { TraversalPort } from "../domain/rules/navigation.js";
+import type { TimeLens } from "../domain/rules/validity.js";
 import type { Meaning } from "./meaning.js";
 import { WorkspaceIndex } from "./workspaceIndex.js";
 
@@ -40,8 +41,8 @@ export abstract class WorkspaceIndexAnswers implements GraphIndex {
     return (await this.current(workspace)).listTags();
   }
 
-  async tagUsage(workspace: string) {
-    return (await this.current(workspace)).tagUsage();
+  async tagUsage(workspace: string, lens?: TimeLens) {
+    return (await this.current(workspace)).tagUsage(lens);
   }
 
   scanNodes(workspace: string) {
@@ -76,16 +77,20 @@ export abstract class WorkspaceIndexAnswers implements GraphIndex {
     return (await this.current(workspace)).searchRelations(query, page);
   }
 
-  async stats(workspace: string) {
+  async stats(workspace: string, lens?: TimeLens) {
     const index = await this.current(workspace);
-    if (!this.meaning || !index.vectors) return index.stats();
+    if (!this.meaning || !index.vectors) return index.stats(lens);
     // As a search would leave them: the packaged model embeds what is pending, an endpoint's re-embedding is started.
     await this.meaning.settle(workspace, index.vectors);
-    return { ...index.stats(), embedding: this.meaning.progress(index.vectors) };
+    return { ...index.stats(lens), embedding: this.meaning.progress(index.vectors) };
   }
 
-  async traversal(workspace: string): Promise<TraversalPort> {
-    return (await this.current(workspace)).traversal();
+  async traversal(workspace: string, lens?: TimeLens): Promise<TraversalPort> {
+    return (await this.current(workspace)).traversal(lens);
+  }
+
+  async conflicts(workspace: string, query: ConflictSearch) {
+    return (await this.current(workspace)).conflicts(query);
   }
 }
 

@@ -1,6 +1,8 @@
 import type { IndexSource } from "../domain/ports/graphIndex.js";
 import type { TraversalPort } from "../domain/rules/navigation.js";
+import type { TimeLens } from "../domain/rules/validity.js";
 import { WorkspaceIndexAnswers } from "./indexAnswers.js";
+import { traversalThroughLens } from "./lensView.js";
 import type { Meaning } from "./meaning.js";
 import type { WorkspaceIndex } from "./workspaceIndex.js";
 
@@ -24,8 +26,9 @@ export class ScanningGraphIndex extends WorkspaceIndexAnswers {
     super(source, meaning);
   }
 
-  override traversal(): Promise<TraversalPort> {
-    return Promise.resolve(this.walk);
+  /** Through `lens`, an entity read that does not show reads as absent, so the walk neither returns nor crosses it. */
+  override traversal(_workspace: string, lens?: TimeLens): Promise<TraversalPort> {
+    return Promise.resolve(traversalThroughLens(this.walk, lens));
   }
 
   /** Built with no generation: never brought current, only read once. */

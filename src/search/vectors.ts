@@ -121,15 +121,26 @@ export class VectorSpace {
     this.fill(other.vectors);
   }
 
-  /** Each admitted entity's best similarity to the query over its texts, most similar first, those at or above `floor`. */
-  nearest(query: Float32Array, admits: (entityId: string) => boolean, floor: number): Nearest[] {
+  /**
+   * Each admitted entity's best similarity to the query over its texts, most similar first, those at or above `floor`.
+   * `hidden` names an entity's texts that must not count (text i, as `Nearest.text`: observations that do not show through
+   * the read's lens, docs/history.md#two-times); asked once per entity, and only when given.
+   */
+  nearest(
+    query: Float32Array,
+    admits: (entityId: string) => boolean,
+    floor: number,
+    hidden?: (entityId: string) => ReadonlySet<number> | undefined,
+  ): Nearest[] {
     const packed = this.pack();
     const { ids, owner, text, matrix, dimensions } = packed;
+    const skipped = hidden ? ids.map((id) => hidden(id)) : undefined;
     const best = new Float64Array(ids.length).fill(-Infinity);
     const at = new Int32Array(ids.length).fill(-1);
     const n = Math.min(dimensions, query.length);
     const whole = n - (n % 4);
     for (let row = 0; row < owner.length; row++) {
+      if (skipped?.[owner[row]!]?.has(text[row]!)) continue;
       const base = row * dimensions;
       // Four running sums: the multiply-adds of one row no longer wait on each other (~30 % faster measured at 31,347 rows).
       let s0 = 0;

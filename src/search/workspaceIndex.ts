@@ -5,19 +5,23 @@ import { type ChangeEvent, feedPlace, type FeedPosition } from "../domain/feed/h
 import { ValidationError } from "../domain/model/errors.js";
 import type { Direction, EntityNode, ReadMode, Relation, TagDefinition, TagUsage } from "../domain/model/model.js";
 import { byCreation, compareText } from "../domain/model/order.js";
-import type {
-  EntityHit,
-  EntitySearch,
-  GraphStats,
-  HitExplanation,
-  RelationSearch,
-  StoredPage,
-  WorkspaceSnapshot,
+import {
+  type ConflictSearch,
+  type EntityHit,
+  type EntitySearch,
+  type FactConflict,
+  type GraphStats,
+  type HitExplanation,
+  type RelationSearch,
+  type StoredPage,
+  type WorkspaceSnapshot,
 } from "../domain/ports/graphIndex.js";
 import type { TraversalPort } from "../domain/rules/navigation.js";
 import { type SearchText, searchTextOf, substringRank } from "../domain/rules/search.js";
-import { statsOf, tagsCarriedBy, tagUsageOf } from "./graphStats.js";
+import { factKeyName, factOf, type TimeLens } from "../domain/rules/validity.js";
+import { shownObservationKeys, statsOf, tagsCarriedBy, tagUsageOf } from "./graphStats.js";
 import { fuse, FUSION, type GraphEdge } from "./hybrid.js";
+import { entityThrough, itemShows, relationVisible, traversalThroughLens } from "./lensView.js";
 import { type EstimatedGraph, MemoryEstimate } from "./memoryEstimate.js";
 import { normalizedText, searchForms, searchTerm, tokenize } from "./text.js";
 import { nameText, VectorSpace } from "./vectors.js";
@@ -189,8 +193,8 @@ export class WorkspaceIndex {
     return [...this.graph.definitions.values()];
   }
 
-  tagUsage(): TagUsage[] {
-    return tagUsageOf(this.graph);
+  tagUsage(lens?: TimeLens): TagUsage[] {
+    return tagUsageOf(this.graph, lens);
   }
 
   /**
@@ -206,7 +210,8 @@ export class WorkspaceIndex {
     page: { after?: string; limit: number },
     queryVector?: Float32Array,
   ): { hits: EntityHit[]; more: boolean } {
-    const admits = (item: Item) => this.admits(item, search);
+    const { lens } = search;
+    const admits = (item: Item) => itemShows(item, lens) && this.admits(item, search);
     const query = search.query?.trim() ?? "";
     const mode = search.mode ?? "hybrid";
     let ranked: Ranked[];
@@ -232,11 +237,16 @@ export class WorkspaceIndex {
       const tie = (a: string, b: string) =>
         compareText(this.graph.entities.get(a)!.name, this.graph.entities.get(b)!.name) || compareText(a, b);
       const words =
-        mode === "meaning" ? [] : this.wordsRanking(searched, admits).sort((a, b) => b.score - a.score || tie(a.item.id, b.item.id));
+        mode === "meaning" ? [] : this.wordsRanking(searched, admits, lens).sort((a, b) => b.score - a.score || tie(a.item.id, b.item.id));
       const meaning =
         mode !== "words" && queryVector && this.vectors
           ? this.vectors
-              .nearest(queryVector, (id) => admits(this.graph.entities.get(id)!), FUSION.meaningFloor)
+              .nearest(
+                queryVector,
+                (id) => admits(this.graph.entities.get(id)!),
+                FUSION.meaningFloor,
+                lens && ((id) => hiddenTexts(this.graph.entities.get(id)!, lens)),
+              )
               .sort((a, b) => b.similarity - a.similarity || tie(a.id, b.id))
           : [];
       if (mode === "words") {
@@ -265,7 +275,7 @@ export class WorkspaceIndex {
         ranked = fuse(
           words.map(({ item, score, result }) => ({ id: item.id, score, coverage: coverageOf(queryWords, result.queryTerms) })),
           nearest,
-          (id) => this.edgesOf(id),
+          (id) => this.edgesOf(id, lens),
           (id) => admits(this.graph.entities.get(id)!),
           tie,
         ).map(({ id, score, explain }) => {
@@ -294,12 +304,14 @@ export class WorkspaceIndex {
       // The index terms that matched (prefix and typo expansions included), as observations are compared in.
       const terms = new Set(Object.keys(result?.match ?? {}));
       const fields = new Set<Field>(Object.values(result?.match ?? {}).flat() as Field[]);
-      const matchedObservations = contentsOf(item).filter(
-        (content) =>
-          content === nearest || (result !== undefined && tokenize(content).some((word) => searchForms(word)?.some((t) => terms.has(t)))),
+      const entity = entityThrough(entityOf(item), lens)!;
+      const matchedObservations = entity.observations.filter(
+        (content) => content === nearest || (result !== undefined && holdsTerm(content, terms)),
       );
+      // The words matched in observations that do not show only (the entity was found by its name or type).
+      if (matchedObservations.length === 0) fields.delete("observations");
       return {
-        entity: entityOf(item),
+        entity,
         score: mode === "hybrid" && query !== "" ? Math.round(score * 1e6) / 1e6 : round(score),
         matchedFields: (["name", "entityType", "observations"] as const).filter((field) => fields.has(field)),
         matchedObservations,
@@ -310,14 +322,25 @@ export class WorkspaceIndex {
     return { hits: shown, more: start + page.limit < ranked.length };
   }
 
-  /** BM25 over names, types and observations: every admitted entity the query's words find, best first. */
-  private wordsRanking(query: string, admits: (item: Item) => boolean): { item: Item; score: number; result: SearchResult }[] {
+  /**
+   * BM25 over names, types and observations: every admitted entity the query's words find, best first. The index holds every
+   * held observation's words; through `lens`, an entity whose words matched only in observations that do not show is not
+   * found (its score may still count those words alongside ones that do show: one document per entity, docs/search.md).
+   */
+  private wordsRanking(
+    query: string,
+    admits: (item: Item) => boolean,
+    lens: TimeLens | undefined,
+  ): { item: Item; score: number; result: SearchResult }[] {
     return this.text
       .search(query, {
         boost: BOOST,
         prefix: (_term, i, terms) => i === terms.length - 1,
         fuzzy: FUZZY,
-        filter: (result) => admits(this.graph.entities.get(String(result.id))!),
+        filter: (result) => {
+          const item = this.graph.entities.get(String(result.id))!;
+          return admits(item) && foundByShown(item, result, lens);
+        },
       })
       .map((result) => ({ item: this.graph.entities.get(String(result.id))!, score: result.score, result }));
   }
@@ -332,12 +355,13 @@ export class WorkspaceIndex {
     return name;
   }
 
-  /** The relations touching an entity, as the graph ranker follows them (by name, for the explanation). */
-  private edgesOf(id: string): GraphEdge[] {
+  /** The relations touching an entity that show through `lens`, as the graph ranker follows them (by name, for the explanation). */
+  private edgesOf(id: string, lens: TimeLens | undefined): GraphEdge[] {
     const nameOf = (entityId: string) => this.graph.entities.get(entityId)?.name ?? entityId;
     // By names, so the relation an explanation names does not depend on ids (which differ per workspace).
     return this.graph
       .relationsOf(id)
+      .filter((relation) => relationVisible(relation, lens, this.showsThrough(lens)))
       .map((relation) => ({
         neighbour: relation.fromEntityId === id ? relation.toEntityId : relation.fromEntityId,
         from: nameOf(relation.fromEntityId),
@@ -349,9 +373,11 @@ export class WorkspaceIndex {
 
   searchRelations(search: RelationSearch, page: { after?: string; limit: number }): { relations: Relation[]; more: boolean } {
     const typeOf = (id: string) => this.graph.entities.get(id)?.entityType;
+    const shows = this.showsThrough(search.lens);
     const found = [...this.graph.relations.values()]
       .filter(
         (relation) =>
+          relationVisible(relation, search.lens, shows) &&
           (search.relationType === undefined || relation.relationType === search.relationType) &&
           (search.fromId === undefined || relation.fromEntityId === search.fromId) &&
           (search.toId === undefined || relation.toEntityId === search.toId) &&
@@ -369,15 +395,51 @@ export class WorkspaceIndex {
     return { relations: found.slice(start, start + page.limit), more: start + page.limit < found.length };
   }
 
-  stats(): GraphStats {
-    return statsOf(this.graph, { firstWriteAt: this.firstWriteAt, lastWriteAt: this.lastWriteAt });
+  stats(lens?: TimeLens): GraphStats {
+    return statsOf(this.graph, { firstWriteAt: this.firstWriteAt, lastWriteAt: this.lastWriteAt }, lens);
+  }
+
+  /**
+   * list_conflicts: entities that show holding two or more current observations (through `lens`) on one key whose values
+   * differ (trimmed, without case), by entity name then key. Only entities with a `key:`-shaped observation are looked at
+   * twice; the rest cost one regular-expression test per observation.
+   */
+  conflicts(search: ConflictSearch): FactConflict[] {
+    const current = { ...search.lens, includeSuperseded: false };
+    const only = search.key === undefined ? undefined : factKeyName(search.key);
+    const found: FactConflict[] = [];
+    for (const item of this.graph.entities.values()) {
+      if (!itemShows(item, current)) continue;
+      const shown = shownObservationKeys(item, current);
+      const byKey = new Map<string, { observation: string; value: string; validFrom?: string }[]>();
+      for (const [id, content] of item.observations) {
+        if (shown && !shown.has(id)) continue;
+        const fact = factOf(content);
+        if (!fact || (only !== undefined && fact.key !== only)) continue;
+        const validFrom = item.observationValidity?.get(id)?.validFrom;
+        const values = byKey.get(fact.key) ?? [];
+        values.push({ observation: content, value: fact.value.toLowerCase(), ...(validFrom ? { validFrom } : {}) });
+        byKey.set(fact.key, values);
+      }
+      for (const [key, values] of byKey) {
+        if (new Set(values.map(({ value }) => value)).size < 2) continue;
+        found.push({
+          entityId: item.id,
+          entityName: item.name,
+          entityType: item.entityType,
+          key,
+          values: values.map(({ observation, validFrom }) => ({ observation, ...(validFrom ? { validFrom } : {}) })),
+        });
+      }
+    }
+    return found.sort((a, b) => compareText(a.entityName, b.entityName) || compareText(a.key, b.key));
   }
 
   /**
    * The traversal port over what the index holds now (get_neighbors, find_path): the same nodes the
    * storage port assembles (relations oldest first), read from memory, so a walk costs no request.
    */
-  traversal(): TraversalPort {
+  traversal(lens?: TimeLens): TraversalPort {
     const nodeOf = (id: string, direction: Direction): EntityNode | undefined => {
       const item = this.graph.entities.get(id);
       if (!item) return undefined;
@@ -386,9 +448,21 @@ export class WorkspaceIndex {
         .filter((relation) => (direction !== "in" && relation.fromEntityId === id) || (direction !== "out" && relation.toEntityId === id));
       return { entity: entityOf(item), relations };
     };
-    return {
-      nodes: (_workspace, entityIds) => Promise.resolve(entityIds.map((id) => nodeOf(id, "both"))),
-      edges: (_workspace, entityIds, direction) => Promise.resolve(entityIds.map((id) => nodeOf(id, direction))),
+    return traversalThroughLens(
+      {
+        nodes: (_workspace, entityIds) => Promise.resolve(entityIds.map((id) => nodeOf(id, "both"))),
+        edges: (_workspace, entityIds, direction) => Promise.resolve(entityIds.map((id) => nodeOf(id, direction))),
+      },
+      lens,
+      this.showsThrough(lens),
+    );
+  }
+
+  /** Whether an entity is held and shows through `lens` (expiry is the only thing that hides an entity). */
+  private showsThrough(lens: TimeLens | undefined): (id: string) => boolean {
+    return (id) => {
+      const item = this.graph.entities.get(id);
+      return item !== undefined && itemShows(item, lens);
     };
   }
 
@@ -447,6 +521,37 @@ export class WorkspaceIndex {
 }
 
 const contentsOf = (item: Item): string[] => [...item.observations.values()];
+
+/** Whether the content holds one of the index terms (as the query's matches are compared). */
+const holdsTerm = (content: string, terms: ReadonlySet<string>): boolean =>
+  tokenize(content).some((word) => searchForms(word)?.some((term) => terms.has(term)));
+
+/**
+ * Whether a words match stands through `lens`: found by name or type, or by a term some shown observation holds. An entity
+ * whose observations all show (the usual case) is not looked at again.
+ */
+function foundByShown(item: Item, result: SearchResult, lens: TimeLens | undefined): boolean {
+  const shown = shownObservationKeys(item, lens);
+  if (!shown) return true;
+  const terms = new Set<string>();
+  for (const [term, fields] of Object.entries(result.match)) {
+    if (fields.includes("name") || fields.includes("entityType")) return true;
+    terms.add(term);
+  }
+  for (const key of shown) if (holdsTerm(item.observations.get(key)!, terms)) return true;
+  return false;
+}
+
+/** The texts of an entity the meaning ranker must not count through `lens` (VectorSpace.nearest: text i is observation i - 1). */
+function hiddenTexts(item: Item, lens: TimeLens): ReadonlySet<number> | undefined {
+  const shown = shownObservationKeys(item, lens);
+  if (!shown) return undefined;
+  const hidden = new Set<number>();
+  [...item.observations.keys()].forEach((key, i) => {
+    if (!shown.has(key)) hidden.add(i + 1);
+  });
+  return hidden;
+}
 
 /** The texts an entity is embedded as (src/search/vectors.ts): its name with its type, then each observation. */
 const textsOf = (item: Item): string[] => [nameText(item.name, item.entityType), ...contentsOf(item)];

@@ -23,9 +23,12 @@ export interface CursorScope {
 
 /** Tools whose cursors continue after an id: read_graph after an entity, search_entities after an entity's hit, search_relations after a relation. */
 const ID_CURSOR_TOOLS: ReadonlySet<string> = new Set(["read_graph", "search_entities", "search_relations"]);
-/** Tools whose maxChars answers continue at a position in their result list (a decimal offset), not after a key. */
-type OffsetCursorTool = "search_nodes" | "get_neighbors";
-const OFFSET_TOOLS: ReadonlySet<string> = new Set<OffsetCursorTool>(["search_nodes", "get_neighbors"]);
+/**
+ * Tools whose answers continue at a position in their result list (a decimal offset), not after a key: the maxChars
+ * answers of search_nodes and get_neighbors, and list_conflicts' pages.
+ */
+type OffsetCursorTool = "search_nodes" | "get_neighbors" | "list_conflicts";
+const OFFSET_TOOLS: ReadonlySet<string> = new Set<OffsetCursorTool>(["search_nodes", "get_neighbors", "list_conflicts"]);
 const OFFSET = /^\d{1,7}$/;
 
 /** An event's row key (storage/rows/keys.ts): the history tools continue after one. */

@@ -1,6 +1,7 @@
 import type { ChangeEvent, FeedPosition } from "../feed/history.js";
 import type { Entity, EntityNode, ReadMode, Relation, TagDefinition, TagUsage } from "../model/model.js";
 import type { TraversalPort } from "../rules/navigation.js";
+import type { TimeLens } from "../rules/validity.js";
 
 /**
  * The workspace index port (docs/search.md): whole-workspace reads answered from an index each instance
@@ -17,7 +18,8 @@ export interface GraphIndex {
   /** search_nodes' substring rule (domain/rules/search.ts): the best `limit` entities, each with every relation touching it. */
   searchNodes(workspace: string, query: string, limit: number): Promise<EntityNode[]>;
   listTags(workspace: string): Promise<TagDefinition[]>;
-  tagUsage(workspace: string): Promise<TagUsage[]>;
+  /** How many entities and observations carry each tag; through `lens`, only those that show (without one: all held). */
+  tagUsage(workspace: string, lens?: TimeLens): Promise<TagUsage[]>;
   /**
    * Every entity with its relations, streamed straight from storage in key order (one request per 1,000 rows), never from a
    * held index: for a call that reads the workspace once and must not hold it whole (detect_duplicate_entities, import). A
@@ -27,16 +29,26 @@ export interface GraphIndex {
   scanNodes(workspace: string): AsyncIterable<EntityNode>;
   /** The tag definitions as stored (one range read), for the same one-pass callers as scanNodes (import). */
   scanTags(workspace: string): Promise<TagDefinition[]>;
-  /** Ranked, filtered entity search: one page of hits in rank order, after the hit of entity `page.after`. */
+  /**
+   * Ranked, filtered entity search: one page of hits in rank order, after the hit of entity `page.after`. Through
+   * `query.lens` (docs/history.md#two-times) no ranker finds an entity by what does not show, and hits show only what does.
+   */
   searchEntities(workspace: string, query: EntitySearch, page: PageRequest): Promise<EntityHitsPage>;
-  /** Relations matching every filter given, oldest first: one page, after relation `page.after`. */
+  /** Relations matching every filter given, oldest first: one page, after relation `page.after`; through `query.lens`, those that show. */
   searchRelations(workspace: string, query: RelationSearch, page: PageRequest): Promise<{ relations: Relation[]; more: boolean }>;
-  stats(workspace: string): Promise<GraphStats>;
+  /** get_stats; through `lens`, counting only what shows (and how many held facts do not). */
+  stats(workspace: string, lens?: TimeLens): Promise<GraphStats>;
   /**
    * A traversal port answering from the index, brought current once (one storage request): a whole
-   * get_neighbors or find_path runs on it with no further request, however many levels it walks.
+   * get_neighbors or find_path runs on it with no further request, however many levels it walks. Through `lens`, hidden
+   * entities read as absent and only relations that show are followed.
    */
-  traversal(workspace: string): Promise<TraversalPort>;
+  traversal(workspace: string, lens?: TimeLens): Promise<TraversalPort>;
+  /**
+   * list_conflicts: every entity that shows holding two or more current observations (through `query.lens`) on one fact
+   * key (factOf) whose values differ, by entity name, then key (the caller pages them).
+   */
+  conflicts(workspace: string, query: ConflictSearch): Promise<FactConflict[]>;
 }
 
 /** One page of read_graph in key order: `after` is the position to continue from (absent on the last page). */
@@ -62,6 +74,25 @@ export interface EntitySearch {
   createdBy?: string;
   /** Milliseconds: entities changed at or after. */
   updatedSince?: number;
+  /** What shows (docs/history.md#two-times); without one, everything held. */
+  lens?: TimeLens;
+}
+
+export interface ConflictSearch {
+  /** Only this key (compared without case). */
+  key?: string;
+  lens: TimeLens;
+}
+
+/** One entity's disagreeing current values on one key. */
+export interface FactConflict {
+  entityId: string;
+  entityName: string;
+  entityType: string;
+  /** Lower case (factOf). */
+  key: string;
+  /** Each current observation on the key, in the order added. */
+  values: { observation: string; validFrom?: string }[];
 }
 
 export interface PageRequest {
@@ -109,6 +140,8 @@ export interface RelationSearch {
   toId?: string;
   /** Either endpoint has this type. */
   entityType?: string;
+  /** What shows (docs/history.md#two-times); without one, everything held. */
+  lens?: TimeLens;
 }
 
 export interface GraphStats {
@@ -124,6 +157,15 @@ export interface GraphStats {
   lastWriteAt?: string;
   /** Absent when search by meaning is off (MEMORY_EMBEDDINGS=off). */
   embedding?: EmbeddingProgress;
+  /**
+   * Through a lens, when any: observations and relations held but not shown as current (superseded, ended, not yet valid),
+   * counted whether or not the read includes them.
+   */
+  superseded?: number;
+  /** Through a lens, when any: entities, observations and relations that show and carry a future, unpinned expiry. */
+  expiring?: number;
+  /** Through a lens, when any: entities, observations and relations expired and not swept yet (hidden from every read). */
+  expired?: number;
 }
 
 /** The registry row as a feed-tail read sees it: absent, or present with or without the index generation. */

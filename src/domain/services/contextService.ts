@@ -9,6 +9,7 @@ import type { EntityHit, GraphIndex } from "../ports/graphIndex.js";
 import type { GraphStore } from "../ports/store.js";
 import type { WorkspaceStore } from "../ports/workspaceStore.js";
 import { type ContextCandidate, type ContextPack, entityKey, packContext, renderBrief } from "../rules/contextPack.js";
+import { entityShows, presentLens } from "../rules/validity.js";
 import type { SearchService } from "./searchService.js";
 
 export interface ContextInput {
@@ -60,7 +61,10 @@ export class ContextService {
     const searching = query !== undefined ? () => this.hits(workspace, query) : () => Promise.resolve([] as EntityHit[]);
     // With names, they are looked up alone first: an unknown name stops the call before the search and the feed are read.
     // Without, the index and the search are brought current together.
-    const [port, early] = await Promise.all([this.index.traversal(workspace), names.length > 0 ? undefined : searching()]);
+    // The brief holds current facts only (docs/history.md#two-times): the search's hits and the index's nodes, through the
+    // present lens; an expired entity named reads as unknown.
+    const lens = presentLens(this.clock());
+    const [port, early] = await Promise.all([this.index.traversal(workspace, lens), names.length > 0 ? undefined : searching()]);
     const named =
       names.length > 0
         ? await port.nodes(
@@ -108,7 +112,9 @@ export class ContextService {
     const { entities } = await this.index.readGraph(workspace, { mode: "names" });
     const wanted = prefix.toLowerCase();
     const skip = new Set(exclude);
+    const lens = presentLens(this.clock());
     const matching = entities
+      .filter((entity) => entityShows(entity, lens))
       .map((entity) => entity.name)
       .filter((name) => name.toLowerCase().startsWith(wanted) && !skip.has(name))
       .sort();

@@ -15,11 +15,18 @@ import {
   parseTime,
 } from "../model/validation.js";
 import type { EntityHit, GraphIndex, GraphStats, SearchMode } from "../ports/graphIndex.js";
+import { lensOf, type TimeLens } from "../rules/validity.js";
 
 export const DEFAULT_SEARCH_ENTITIES_LIMIT = 20;
 export const DEFAULT_SEARCH_RELATIONS_LIMIT = 50;
 
-export interface SearchEntitiesInput {
+/** What a read asks of valid time (docs/history.md#two-times): default, true now. */
+export interface LensInput {
+  validAt?: string;
+  includeSuperseded?: boolean;
+}
+
+export interface SearchEntitiesInput extends LensInput {
   query?: string;
   mode?: SearchMode;
   explain?: boolean;
@@ -31,7 +38,7 @@ export interface SearchEntitiesInput {
   cursor?: string;
 }
 
-export interface SearchRelationsInput {
+export interface SearchRelationsInput extends LensInput {
   relationType?: string;
   from?: string;
   to?: string;
@@ -46,6 +53,10 @@ export interface SearchRelationsInput {
  */
 type SearchPage<P> = P & { nextCursor?: string; cursorAfter: (id: string) => Promise<string> };
 
+/** The lens's part of a cursor's scope: a page holds only for the same valid time asked. */
+const lensScope = (input: LensInput) =>
+  input.validAt !== undefined || input.includeSuperseded ? [input.validAt ?? null, input.includeSuperseded ?? false] : [];
+
 /**
  * Ranked search and stats over the workspace index (docs/search.md). Checks every input first, so a bad
  * call reads nothing; pages are signed cursors, each valid only for the same query and filters.
@@ -54,9 +65,21 @@ export class SearchService {
   constructor(
     private readonly index: GraphIndex,
     private readonly cursors: CursorCodec,
+    /** Now, in ms: what "true now" and an expiry are judged against. */
+    private readonly clock: () => number = Date.now,
   ) {}
 
-  async searchEntities(workspace: string, input: SearchEntitiesInput): Promise<SearchPage<{ hits: EntityHit[]; unavailable?: string }>> {
+  /** The read's lens, checked (validAt an ISO 8601 time). */
+  lens(input: LensInput): TimeLens {
+    return lensOf(input, this.clock());
+  }
+
+  /** `lens` is the one the caller marks statuses with (this.lens(input)); made from `input` when not given. */
+  async searchEntities(
+    workspace: string,
+    input: SearchEntitiesInput,
+    lens: TimeLens = this.lens(input),
+  ): Promise<SearchPage<{ hits: EntityHit[]; unavailable?: string }>> {
     const query = input.query?.trim() ?? "";
     if (input.query !== undefined) checkSearchQuery(input.query, "query");
     if (input.entityType !== undefined) checkEntityType(input.entityType, "entityType");
@@ -86,6 +109,7 @@ export class SearchService {
         input.createdBy,
         updatedSince,
         ...(input.mode && input.mode !== "hybrid" ? [input.mode] : []),
+        ...lensScope(input),
       ]),
     };
     const after = input.cursor === undefined ? undefined : await this.cursors.decode(scope, input.cursor);
@@ -99,6 +123,7 @@ export class SearchService {
         ...(input.tags !== undefined ? { tags: input.tags } : {}),
         ...(input.createdBy !== undefined ? { createdBy: input.createdBy } : {}),
         ...(updatedSince !== undefined ? { updatedSince } : {}),
+        lens,
       },
       { limit, ...(after !== undefined ? { after } : {}) },
     );
@@ -112,7 +137,12 @@ export class SearchService {
     };
   }
 
-  async searchRelations(workspace: string, input: SearchRelationsInput): Promise<SearchPage<{ relations: Relation[] }>> {
+  /** `lens` as for searchEntities. */
+  async searchRelations(
+    workspace: string,
+    input: SearchRelationsInput,
+    lens: TimeLens = this.lens(input),
+  ): Promise<SearchPage<{ relations: Relation[] }>> {
     if (input.relationType !== undefined) checkRelationType(input.relationType, "relationType");
     if (input.from !== undefined) checkEntityNameLookup(input.from, "from");
     if (input.to !== undefined) checkEntityNameLookup(input.to, "to");
@@ -122,7 +152,7 @@ export class SearchService {
     const scope = {
       workspace,
       tool: "search_relations" as const,
-      mode: JSON.stringify([input.relationType, input.from, input.to, input.entityType]),
+      mode: JSON.stringify([input.relationType, input.from, input.to, input.entityType, ...lensScope(input)]),
     };
     const after = input.cursor === undefined ? undefined : await this.cursors.decode(scope, input.cursor);
     const { relations, more } = await this.index.searchRelations(
@@ -132,6 +162,7 @@ export class SearchService {
         ...(input.from !== undefined ? { fromId: entityId(workspace, input.from) } : {}),
         ...(input.to !== undefined ? { toId: entityId(workspace, input.to) } : {}),
         ...(input.entityType !== undefined ? { entityType: input.entityType } : {}),
+        lens,
       },
       { limit, ...(after !== undefined ? { after } : {}) },
     );
@@ -140,7 +171,8 @@ export class SearchService {
     return { relations, cursorAfter, ...(more && last ? { nextCursor: await cursorAfter(last.id) } : {}) };
   }
 
-  stats(workspace: string): Promise<GraphStats> {
-    return this.index.stats(workspace);
+  /** get_stats through the read's lens: counts what shows (docs/history.md#two-times). */
+  stats(workspace: string, input: LensInput = {}): Promise<GraphStats> {
+    return this.index.stats(workspace, this.lens(input));
   }
 }

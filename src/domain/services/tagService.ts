@@ -15,6 +15,13 @@ import {
 import type { GraphIndex } from "../ports/graphIndex.js";
 import type { TagChange, TagRef, TagStore, TagTarget } from "../ports/store.js";
 import { subgraph } from "../rules/subgraph.js";
+import { entityThroughLens, lensOf, relationShows, type TimeLens } from "../rules/validity.js";
+
+/** What a tag read asks of valid time (docs/history.md#two-times): default, true now. */
+export interface TagLensInput {
+  validAt?: string;
+  includeSuperseded?: boolean;
+}
 
 export const DEFAULT_TAGGED_LIMIT = 50;
 
@@ -29,7 +36,14 @@ export class TagService {
   constructor(
     private readonly store: TagStore,
     private readonly index: Pick<GraphIndex, "listTags" | "tagUsage">,
+    /** Now, in ms: what "true now" and an expiry are judged against. */
+    private readonly clock: () => number = Date.now,
   ) {}
+
+  /** The read's lens, checked. */
+  lens(input: TagLensInput): TimeLens {
+    return lensOf(input, this.clock());
+  }
 
   /** Puts the tags on the entity; returns those it did not carry before. */
   tagEntity(workspace: string, actor: Actor, entityName: string, tagNames: readonly string[]): Promise<string[]> {
@@ -68,16 +82,33 @@ export class TagService {
   /**
    * The entities carrying the tag, on themselves or on an observation: at most `limit`, by name, with
    * their observations and tags, plus every relation touching them; and how many carry it in all.
+   *
+   * Through `lens` (docs/history.md#two-times), each entity as it shows, and only if it still carries the tag (on itself
+   * or an observation that shows); relations that show. These are storage reads (the tag's index rows, then each entity),
+   * not the workspace index, so what the lens hides is left out after the read: `total` drops the hidden entities of the
+   * page read, exact when the page holds every tagged entity; a relation's far end outside the page is not read, so a
+   * relation to an expired entity beyond the page can be listed.
    */
   async entitiesByTag(
     workspace: string,
     tagName: string,
     limit = DEFAULT_TAGGED_LIMIT,
+    lens: TimeLens = this.lens({}),
   ): Promise<{ entities: Entity[]; relations: Relation[]; total: number }> {
     checkTagName(tagName, "tagName");
     checkLimit(limit, "limit");
     const { nodes, total } = await this.store.entitiesByTag(workspace, tagId(workspace, tagName), limit);
-    return { ...subgraph(nodes), total };
+    const shown = nodes.flatMap((node) => {
+      const entity = entityThroughLens(node.entity, lens);
+      return entity && carries(entity, tagName) ? [{ entity, relations: node.relations.filter((r) => relationShows(r, lens)) }] : [];
+    });
+    const hidden = new Set(nodes.map((node) => node.entity.id));
+    for (const node of shown) hidden.delete(node.entity.id);
+    const visible = shown.map((node) => ({
+      ...node,
+      relations: node.relations.filter((r) => !hidden.has(r.fromEntityId) && !hidden.has(r.toEntityId)),
+    }));
+    return { ...subgraph(visible), total: total - hidden.size };
   }
 
   /** Every tag of the workspace, by name. */
@@ -97,10 +128,10 @@ export class TagService {
     return this.store.defineTag(workspace, actor, { id: tagId(workspace, input.name), ...input });
   }
 
-  /** Every tag with how many entities and observations carry it: most used first, then by name. */
-  async usage(workspace: string): Promise<TagUsage[]> {
+  /** Every tag with how many entities and observations carry it (that show through the read's lens): most used first, then by name. */
+  async usage(workspace: string, input: TagLensInput = {}): Promise<TagUsage[]> {
     const total = (usage: TagUsage) => usage.entities + usage.observations;
-    return (await this.index.tagUsage(workspace)).sort((a, b) => total(b) - total(a) || compareText(a.name, b.name));
+    return (await this.index.tagUsage(workspace, this.lens(input))).sort((a, b) => total(b) - total(a) || compareText(a.name, b.name));
   }
 
   /** Removes the tags from everything that carries them, and their definitions. Unknown names are ignored. */
@@ -147,4 +178,10 @@ export class TagService {
       }
     }
   }
+}
+
+/** Whether the entity carries the tag on itself or on one of its observations (those it holds as given). */
+function carries(entity: Entity, tagName: string): boolean {
+  if (entity.tags.includes(tagName)) return true;
+  return entity.observations.some((content) => entity.observationTags.get(content)?.includes(tagName));
 }

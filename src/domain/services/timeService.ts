@@ -1,13 +1,24 @@
 import { NotFoundError, ValidationError } from "../model/errors.js";
 import { entityId, relationIds, relationWrite } from "../model/ids.js";
 import type { Actor, Validity } from "../model/model.js";
-import { checkCount, checkEntityName, checkObservation, checkRelationInput, checkRelationType, parseTime } from "../model/validation.js";
-import type { GraphIndex } from "../ports/graphIndex.js";
+import {
+  checkCount,
+  checkEntityName,
+  checkLimit,
+  checkObservation,
+  checkRelationInput,
+  checkRelationType,
+  checkSearchQuery,
+  parseTime,
+} from "../model/validation.js";
+import type { FactConflict, GraphIndex } from "../ports/graphIndex.js";
 import type { ExpiryTarget, GraphStore, SweptItem } from "../ports/store.js";
-import { checkFactKey, checkValidityInput, type FactKey, iso } from "../rules/validity.js";
+import { checkFactKey, checkValidityInput, type FactKey, factKeyName, iso, presentLens } from "../rules/validity.js";
 
 /** The most fact keys one declare_fact_keys call declares. */
 const FACT_KEYS_PER_CALL = 100;
+/** list_conflicts' page size when none is asked. */
+export const DEFAULT_CONFLICTS_LIMIT = 50;
 
 /** set_expiry's arguments (docs/history.md#expiry-and-pinning). */
 export interface ExpiryRequest {
@@ -44,6 +55,38 @@ export class TimeService {
     /** Now, in ms: what "true now" and an expiry are judged against. */
     private readonly clock: () => number = Date.now,
   ) {}
+
+  /**
+   * list_conflicts: entities holding two or more current observations on one key (declared or not) whose values differ,
+   * by entity name then key, from `offset` (the tool's cursor); and which keys the workspace declared single-valued. Lists
+   * without judging. Two requests: the index brought current, and the fact-keys row, read side by side.
+   */
+  async listConflicts(
+    workspace: string,
+    input: { key?: string; limit?: number; offset?: number },
+  ): Promise<{ conflicts: FactConflict[]; singleValuedKeys: string[]; more: boolean }> {
+    if (input.key !== undefined) {
+      // The text rules first (the one place: length, well-formed UTF-16), then the shape of a key.
+      checkSearchQuery(input.key, "key");
+      checkFactKey(input.key, "key");
+    }
+    const limit = input.limit ?? DEFAULT_CONFLICTS_LIMIT;
+    checkLimit(limit, "limit");
+    const offset = input.offset ?? 0;
+    const lens = presentLens(this.clock());
+    const [found, declared] = await Promise.all([
+      this.index.conflicts(workspace, { ...(input.key !== undefined ? { key: input.key } : {}), lens }),
+      this.store.factKeys(workspace),
+    ]);
+    return {
+      conflicts: found.slice(offset, offset + limit),
+      singleValuedKeys: declared
+        .filter((key) => key.singleValued)
+        .map((key) => factKeyName(key.key))
+        .sort(),
+      more: offset + limit < found.length,
+    };
+  }
 
   /**
    * Replaces a current observation of an entity with another, in one transaction: the old one gets validTo (`validFrom`,

@@ -2,12 +2,12 @@ import { z } from "zod";
 
 import { LIMITS } from "../../domain/model/limits.js";
 import { READ_ONLY } from "../annotations.js";
-import { relationEnds, relationEndsOf } from "../graphShapes.js";
+import { lensInput, relationEnds, relationEndsOf, relationValidityFields, relationValidityOf } from "../graphShapes.js";
 import { entityName, relationType } from "../schemas.js";
 import { defineTool } from "../tool.js";
 
 const entityStep = z.object({ kind: z.literal("entity"), id: z.string(), name: z.string() });
-const relationStep = z.object({ kind: z.literal("relation"), ...relationEnds });
+const relationStep = z.object({ kind: z.literal("relation"), ...relationEnds, ...relationValidityFields });
 
 export const findPath = defineTool({
   name: "find_path",
@@ -17,7 +17,8 @@ export const findPath = defineTool({
     "The shortest chain of relations from one entity to another, by name: `path` alternates entities and relations, from `from` to " +
     `\`to\`. maxDepth bounds its length (1-${LIMITS.pathDepth} relations, default ${LIMITS.pathDepth}). direction: 'out' follows ` +
     "relations forward only (from -> ... -> to), 'in' backward only, 'both' (default) either way. relationTypes limits which " +
-    "relations are used. When there is none within maxDepth, `found` is false and `message` says so.",
+    "relations are used. When there is none within maxDepth, `found` is false and `message` says so. The path uses only relations " +
+    "true now, through entities that show; validAt asks another time, includeSuperseded lets it use ended relations too.",
   input: {
     from: entityName.describe("Name of the entity the path starts at."),
     to: entityName.describe("Name of the entity the path ends at (not the same as from)."),
@@ -28,6 +29,7 @@ export const findPath = defineTool({
       .describe(`Most relations in the path (1-${LIMITS.pathDepth}, default ${LIMITS.pathDepth}).`),
     direction: z.enum(["out", "in", "both"]).optional().describe("'out', 'in' or 'both' (default)."),
     relationTypes: z.array(relationType).optional().describe("Use only relations of these types."),
+    ...lensInput,
   },
   output: {
     workspaceName: z.string(),
@@ -46,7 +48,8 @@ export const findPath = defineTool({
       ...(args.direction !== undefined ? { direction: args.direction } : {}),
       ...(args.relationTypes !== undefined ? { relationTypes: args.relationTypes } : {}),
     };
-    const result = await services.navigate.findPath(workspace, { name: args.from }, { name: args.to }, options);
+    const lens = services.navigate.lens(args);
+    const result = await services.navigate.findPath(workspace, { name: args.from }, { name: args.to }, options, lens);
     if (!result.found) {
       const hops = args.maxDepth ?? LIMITS.pathDepth;
       const message =
@@ -60,7 +63,11 @@ export const findPath = defineTool({
       workspaceName: workspace,
       found: true,
       hops: result.hops,
-      path: result.path.map((step) => (step.kind === "entity" ? step : { kind: "relation" as const, ...relationEndsOf(step.relation) })),
+      path: result.path.map((step) =>
+        step.kind === "entity"
+          ? step
+          : { kind: "relation" as const, ...relationEndsOf(step.relation), ...relationValidityOf(step.relation, lens) },
+      ),
       visitedEntities: result.visitedEntities,
     };
   },

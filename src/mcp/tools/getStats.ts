@@ -1,6 +1,7 @@
 import { z } from "zod";
 
 import { READ_ONLY } from "../annotations.js";
+import { lensInput } from "../graphShapes.js";
 import { defineTool } from "../tool.js";
 
 const counted = (key: string) => z.array(z.object({ [key]: z.string(), count: z.number() }));
@@ -12,8 +13,9 @@ export const getStats = defineTool({
   description:
     "Counts for the workspace: entities, relations, observations and tags; entities by type and relations by type; the most " +
     "connected entities; writes per principal; the first and last write times; and how far search by meaning has embedded the " +
-    "workspace. Use it to get one's bearings in a workspace.",
-  input: {},
+    "workspace. Counts only what shows (docs/history.md#two-times: by default what is true now; expired items never), and says " +
+    "how many held facts are superseded or ended, expiring, or expired and not yet swept. Use it to get one's bearings in a workspace.",
+  input: { ...lensInput },
   output: {
     workspaceName: z.string(),
     entities: z.number(),
@@ -30,6 +32,20 @@ export const getStats = defineTool({
       .describe("Entities and relations each principal created, plus those it last changed (docs/search.md#stats)."),
     firstWriteAt: z.string().optional(),
     lastWriteAt: z.string().optional(),
+    superseded: z
+      .number()
+      .optional()
+      .describe("Observations and relations held but not true at the time asked (superseded, ended, not yet valid); absent when none."),
+    expiring: z
+      .number()
+      .optional()
+      .describe("Entities, observations and relations with an expiry still ahead (not pinned); absent when none."),
+    expired: z
+      .number()
+      .optional()
+      .describe(
+        "Entities, observations and relations expired (hidden from every read) and not yet swept (sweep_expired); absent when none.",
+      ),
     embedding: z
       .object({
         model: z.string(),
@@ -45,7 +61,7 @@ export const getStats = defineTool({
       .describe("Search by meaning: how far this workspace's texts have vectors. Absent when it is off (docs/search.md#meaning)."),
   },
   annotations: READ_ONLY,
-  async handler(_args, { services, workspace }) {
-    return { workspaceName: workspace, ...(await services.search.stats(workspace)) };
+  async handler(args, { services, workspace }) {
+    return { workspaceName: workspace, ...(await services.search.stats(workspace, args)) };
   },
 });

@@ -1,14 +1,17 @@
 import { z } from "zod";
 
 import { READ_ONLY } from "../annotations.js";
+import { lensInput } from "../graphShapes.js";
 import { defineTool } from "../tool.js";
 
 export const getTagUsage = defineTool({
   name: "get_tag_usage",
   toolsets: ["tags"],
   title: "Tag usage",
-  description: "For every tag of the workspace, how many entities and how many observations carry it; most used first.",
-  input: {},
+  description:
+    "For every tag of the workspace, how many entities and how many observations carry it; most used first. Counts only what " +
+    "shows: by default what is true now (expired items never); validAt asks another time, includeSuperseded counts superseded and ended observations too.",
+  input: { ...lensInput },
   output: {
     tags: z.array(
       z.object({
@@ -21,8 +24,8 @@ export const getTagUsage = defineTool({
     ),
   },
   annotations: READ_ONLY,
-  async handler(_args, { services, workspace }) {
-    const usage = await services.tags.usage(workspace);
+  async handler(args, { services, workspace }) {
+    const usage = await services.tags.usage(workspace, args);
     return {
       tags: usage.map((tag) => ({
         name: tag.name,

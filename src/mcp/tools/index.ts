@@ -22,6 +22,7 @@ import { getEntityRelations } from "./getEntityRelations.js";
 import { getNeighbors } from "./getNeighbors.js";
 import { getStats } from "./getStats.js";
 import { getTagUsage } from "./getTagUsage.js";
+import { listConflicts } from "./listConflicts.js";
 import { listWorkspaces } from "./listWorkspaces.js";
 import { mergeEntities } from "./mergeEntities.js";
 import { openNodes } from "./openNodes.js";
@@ -74,6 +75,7 @@ export const ALL_TOOLS: readonly AnyTool[] = [
   endRelation,
   declareFactKeys,
   setExpiry,
+  listConflicts,
   // search: ranked search and stats from the workspace index
   searchEntities,
   searchRelations,

@@ -5,6 +5,7 @@ import { LIMITS } from "../../domain/model/limits.js";
 import { DEFAULT_SEARCH_ENTITIES_LIMIT } from "../../domain/services/searchService.js";
 import { READ_ONLY } from "../annotations.js";
 import { maxCharsInput, truncationOutput, withinPageBudget } from "../budgets.js";
+import { lensInput } from "../graphShapes.js";
 import { entityType, resultLimit, tagNames } from "../schemas.js";
 import { entityHitsOutput, toEntityHits } from "../searchShapes.js";
 import { defineTool } from "../tool.js";
@@ -19,6 +20,7 @@ export const searchEntities = defineTool({
     "observations, stemmed, insensitive to case and accents, the last word as a prefix, small typos tolerated; an exact name ranks " +
     "first. mode 'words' or 'meaning' uses one ranker; explain: true says why each hit was found. Use it to answer 'what do we know about X'. " +
     "Narrow with entityType, tags, createdBy and updatedSince (all must hold); with filters and no query it lists by name. " +
+    "Finds and shows only facts true now (not superseded, ended or expired); validAt asks another time, includeSuperseded shows all, marked. " +
     "Returns each hit's entity, score, matched fields and matched observations; page with limit and cursor.",
   input: {
     query: z.string().optional().describe(`Free text, up to ${LIMITS.searchQuery} characters. Omit to list by the filters alone.`),
@@ -35,6 +37,7 @@ export const searchEntities = defineTool({
     createdBy: z.string().optional().describe("Only entities created by this principal, e.g. key:alice."),
     updatedSince: z.string().optional().describe("ISO 8601 time: only entities changed at or after it."),
     limit: resultLimit.optional().describe(`Hits per page (1-${LIMITS.itemsPerCall}, default ${DEFAULT_SEARCH_ENTITIES_LIMIT}).`),
+    ...lensInput,
     cursor: z.string().optional().describe("The nextCursor a previous page returned, unchanged."),
     maxChars: maxCharsInput.describe(
       "Most characters of JSON text to return: the page stops at whole hits and says truncated, with a nextCursor for the rest.",
@@ -45,9 +48,10 @@ export const searchEntities = defineTool({
   async handler(args, { services, workspace, toolsets, note }) {
     const { maxChars, ...input } = args;
     if (maxChars !== undefined) checkMaxChars(maxChars);
-    const page = await services.search.searchEntities(workspace, input);
+    const lens = services.search.lens(input);
+    const page = await services.search.searchEntities(workspace, input, lens);
     if (page.unavailable !== undefined) note(`Ranked by words and graph only: search by meaning is unavailable (${page.unavailable}).`);
-    return withinPageBudget(toEntityHits(workspace, page, toolsets.has("tags")), "hits", maxChars, (i) =>
+    return withinPageBudget(toEntityHits(workspace, page, lens, toolsets.has("tags")), "hits", maxChars, (i) =>
       page.cursorAfter(page.hits[i]!.entity.id),
     );
   },
