@@ -40,13 +40,17 @@ const PARITY_TOOLS = [
 ];
 /** Our additions to the official input schemas. */
 const EXTRA_INPUTS: Record<string, string[]> = {
-  search_nodes: ["limit", "maxChars", "cursor"],
-  open_nodes: ["asOf", "maxChars"],
+  search_nodes: ["limit", "maxChars", "cursor", "validAt", "includeSuperseded"],
+  open_nodes: ["asOf", "maxChars", "validAt", "includeSuperseded"],
   // Optional: needed only past LIMITS.deleteEntitiesUnconfirmed entities by a client that cannot ask its user (docs/confirmation.md).
   delete_entities: ["confirm"],
 };
-/** With the tags group, our only additions to the official output schemas: optional tag fields on each entity. */
-const TAG_OUTPUTS: Record<string, string[]> = { search_nodes: ["tags", "observationTags"], open_nodes: ["tags", "observationTags"] };
+/**
+ * With the tags group, our only additions to the official output schemas: optional fields on each entity, its tags and (when
+ * the caller asks for valid time: docs/history.md#two-times) its validity.
+ */
+const ENTITY_EXTRAS = ["tags", "observationTags", "observationValidity", "expiresAt", "pinned"];
+const TAG_OUTPUTS: Record<string, string[]> = { search_nodes: ENTITY_EXTRAS, open_nodes: ENTITY_EXTRAS };
 
 describe("tools/list", () => {
   test("without the tags group, each official tool is listed with the same title, description, input and output schemas, and annotations", async () => {

@@ -25,9 +25,15 @@ export class AsOfReads {
     return subgraph(nodes.filter((node): node is EntityNode => node !== undefined));
   }
 
-  async relations(workspace: string, entityId: string, label: string, direction: Direction, asOf: string): Promise<Relation[]> {
+  /** One entity as of `asOf`, with every relation touching it (as the feed held them: the caller applies the time lens). */
+  async node(workspace: string, entityId: string, label: string, asOf: string): Promise<EntityNode> {
     const [node] = await this.nodes(workspace, [entityId], asOf);
     if (!node) throw new NotFoundError(`Entity '${label}' did not exist in workspace '${workspace}' at ${asOf}.`);
+    return node;
+  }
+
+  async relations(workspace: string, entityId: string, label: string, direction: Direction, asOf: string): Promise<Relation[]> {
+    const node = await this.node(workspace, entityId, label, asOf);
     return node.relations.filter(
       (relation) => direction === "both" || (direction === "out" ? relation.fromEntityId === entityId : relation.toEntityId === entityId),
     );
