@@ -77,9 +77,11 @@ export function isExpired(validity: Validity | undefined, heldAt: number): boole
 export function statusOf(validity: Validity | undefined, lens: TimeLens): FactStatus {
   if (!validity) return "current";
   if (isExpired(validity, lens.heldAt)) return "expired";
-  if (validity.supersededBy) return "superseded";
   const at = lens.validAt ?? lens.heldAt;
   const to = timeOf(validity.validTo);
+  // Superseded is not true now; at an asked valid time before its validTo it was (docs/history.md#two-times: asOf Mar 4,
+  // validAt Mar 2 shows "lead: Alice").
+  if (validity.supersededBy && (lens.validAt === undefined || to === undefined || to <= at)) return "superseded";
   if (to !== undefined && to <= at) return "ended";
   const from = timeOf(validity.validFrom);
   if (from !== undefined && from > at) return "not-yet-valid";
