@@ -10,6 +10,7 @@ import type {
   Progress,
   RelationRef,
   RelationWrite,
+  ValidityRestore,
 } from "../domain/ports/store.js";
 import type { BatchAnswer, BatchClaim, BatchStep } from "../domain/rules/batchModel.js";
 import type { MergeReport } from "../domain/rules/curationModel.js";
@@ -31,6 +32,7 @@ import { addObservations, deleteObservations } from "./writes/observations.js";
 import { createRelations, deleteRelations, upsertRelation } from "./writes/relations.js";
 import { type BoundWrites, prunedWrites } from "./writes/retention.js";
 import { tagWrites } from "./writes/tagWrites.js";
+import { restoreValidity } from "./writes/validityRestore.js";
 
 /** Every write of the stores (the tags' too): bound once, each followed by history pruning (retention.ts). */
 const WRITES = {
@@ -45,6 +47,7 @@ const WRITES = {
   executeAtomicBatch,
   mergeEntities,
   ...tagWrites,
+  restoreValidity,
 };
 
 /**
@@ -164,5 +167,9 @@ export class TableGraphStore implements GraphStore {
 
   declareFactKeys(workspace: string, keys: readonly FactKey[]): Promise<FactKey[]> {
     return declareFactKeys(this.gateway, workspace, keys);
+  }
+
+  restoreValidity(workspace: string, actor: Actor, restore: ValidityRestore): Promise<void> {
+    return this.writes.restoreValidity(workspace, actor, restore);
   }
 }

@@ -1,5 +1,5 @@
 import type { ChangeEvent, FeedPosition } from "../feed/history.js";
-import type { Actor, Direction, EntityNode, Metadata, TagDefinition } from "../model/model.js";
+import type { Actor, Direction, EntityNode, Metadata, Relation, TagDefinition, Validity } from "../model/model.js";
 import type { BatchAnswer, BatchClaim, BatchStep } from "../rules/batchModel.js";
 import type { MergeReport } from "../rules/curationModel.js";
 import type { TraversalPort } from "../rules/navigation.js";
@@ -236,6 +236,24 @@ export interface GraphStore {
   factKeys(workspace: string): Promise<FactKey[]>;
   /** Declares fact keys (merged into those declared); returns every declared key. */
   declareFactKeys(workspace: string, keys: readonly FactKey[]): Promise<FactKey[]>;
+  /**
+   * Merges validity patches (Validity: "" and `pinned: false` clear a field) onto an entity's rows as they are: its own
+   * expiry, observations', relations' (all three rows), each recorded as its `*.updated` change (restore_entity's undo).
+   * Throws NotFoundError when a row went meanwhile.
+   */
+  restoreValidity(workspace: string, actor: Actor, restore: ValidityRestore): Promise<void>;
+}
+
+/** What restoreValidity patches: rows of one entity that exist. */
+export interface ValidityRestore {
+  entity: { id: string; name: string; entityType: string; metadata: Metadata };
+  /** The entity's own expiry and pin. */
+  entityValidity?: Validity;
+  observations: readonly { content: string; validity: Validity }[];
+  relations: readonly {
+    relation: Pick<Relation, "id" | "fromEntityId" | "fromName" | "toEntityId" | "toName" | "relationType">;
+    validity: Validity;
+  }[];
 }
 
 export interface EventQuery {
