@@ -48,13 +48,15 @@ interface Restored {
 }
 
 describe("restore_entity on an entity that exists", () => {
-  test("without asOf it is refused, saying to give asOf; nothing is written", async () => {
+  test("without rollBack it is refused, saying how to roll back; nothing is written", async () => {
     const ws = uniqueWorkspace("trestore");
     ok(await mcp.call("create_entities", { workspaceName: ws, entities: [{ name: "Alice", entityType: "person", observations: ["a"] }] }));
     const before = await partitionRows(table, ws, ["workspace"]);
-    const refused = failed(await mcp.call("restore_entity", { workspaceName: ws, entityName: "Alice" }));
+    const refused = failed(await mcp.call("restore_entity", { workspaceName: ws, entityName: "Alice", asOf: new Date().toISOString() }));
     expect(refused.error).toBe("ConflictError");
-    expect(refused.message).toContain("asOf");
+    expect(refused.message).toContain("rollBack: true");
+    const noTime = failed(await mcp.call("restore_entity", { workspaceName: ws, entityName: "Alice", rollBack: true }));
+    expect(noTime.error).toBe("ValidationError");
     expect(await partitionRows(table, ws, ["workspace"])).toEqual(before);
   });
 
@@ -77,7 +79,7 @@ describe("restore_entity on an entity that exists", () => {
     ok(await mcp.call("create_relations", { workspaceName: ws, relations: [{ from: "Carol", to: "Alice", relationType: "likes" }] }));
     ok(await mcp.call("delete_relations", { workspaceName: ws, relations: [{ from: "Alice", to: "Bob", relationType: "knows" }] }));
 
-    const restored = ok<Restored>(await mcp.call("restore_entity", { workspaceName: ws, entityName: "Alice", asOf }));
+    const restored = ok<Restored>(await mcp.call("restore_entity", { workspaceName: ws, entityName: "Alice", asOf, rollBack: true }));
     expect(restored.rolledBack).toEqual({
       observationsRestored: [],
       observationsRemoved: ["b"],
@@ -91,7 +93,7 @@ describe("restore_entity on an entity that exists", () => {
     expect([...graph.entities[0]!.observations].sort()).toEqual(["a", "keep"]);
     expect(graph.relations.map((r) => `${r.from} ${r.relationType} ${r.to}`)).toEqual(["Alice knows Bob"]);
     // Rolling back again to the same time changes nothing more.
-    const again = ok<Restored>(await mcp.call("restore_entity", { workspaceName: ws, entityName: "Alice", asOf }));
+    const again = ok<Restored>(await mcp.call("restore_entity", { workspaceName: ws, entityName: "Alice", asOf, rollBack: true }));
     expect(Object.values(again.rolledBack!).every((value) => value === false || (Array.isArray(value) && value.length === 0))).toBe(true);
   });
 
@@ -124,7 +126,7 @@ describe("restore_entity on an entity that exists", () => {
     expect(closed.entities.find((e) => e.name === "Alice")!.observations).toEqual(["likes tea", "lead: billing"]);
     expect(closed.relations).toEqual([]);
 
-    const restored = ok<Restored>(await mcp.call("restore_entity", { workspaceName: ws, entityName: "Alice", asOf }));
+    const restored = ok<Restored>(await mcp.call("restore_entity", { workspaceName: ws, entityName: "Alice", asOf, rollBack: true }));
     expect(restored.restoredAsOf).toBe(asOf);
     expect(restored.rolledBack).toEqual({
       observationsRestored: ["lead: payments"],
@@ -169,7 +171,7 @@ describe("restore_entity on an entity that exists", () => {
     const asOf = await instant();
     ok(await mcp.call("create_entities", { workspaceName: ws, entities: [{ name: "Alice", entityType: "person", observations: ["a"] }] }));
     const before = await partitionRows(table, ws, ["workspace"]);
-    const refused = failed(await mcp.call("restore_entity", { workspaceName: ws, entityName: "Alice", asOf }));
+    const refused = failed(await mcp.call("restore_entity", { workspaceName: ws, entityName: "Alice", asOf, rollBack: true }));
     expect(refused.error).toBe("NotFoundError");
     expect(await partitionRows(table, ws, ["workspace"])).toEqual(before);
   });

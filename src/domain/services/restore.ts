@@ -67,7 +67,7 @@ export class EntityRestore {
     private readonly checkAsOf: (workspace: string, asOf: string) => Promise<number>,
   ) {}
 
-  async restore(workspace: string, actor: Actor, name: string, asOf?: string): Promise<RestoreReport> {
+  async restore(workspace: string, actor: Actor, name: string, asOf?: string, rollBack = false): Promise<RestoreReport> {
     checkEntityName(name, "entityName");
     const id = entityIdOf(workspace, name);
     const at = asOf === undefined ? undefined : await this.checkAsOf(workspace, asOf);
@@ -75,12 +75,16 @@ export class EntityRestore {
       this.store.getEntitySummary(workspace, id),
       this.store.events(workspace, { entityId: id }),
     ]);
-    if (current && at !== undefined) return this.rollBack(workspace, actor, name, id, events, at);
+    if (rollBack && at === undefined) {
+      throw new ValidationError("rollBack needs asOf: the time to roll the entity back to (get_entity_history shows its changes).");
+    }
+    // Only when asked: two restores of a deleted entity racing must still make one of them a ConflictError (not a roll back).
+    if (current && rollBack) return this.rollBack(workspace, actor, name, id, events, at!);
     if (current) {
       throw new ConflictError(
-        `Entity '${name}' exists in workspace '${workspace}': without asOf, restore_entity brings back a deleted entity. Give asOf to ` +
-          "roll it back to its state then (undoing supersessions, endings, expiry changes and later additions), or delete it first to " +
-          "replace it with its state before its last deletion.",
+        `Entity '${name}' exists in workspace '${workspace}': restore_entity brings back a deleted entity. To roll it back to an ` +
+          "earlier state instead (undoing supersessions, endings, expiry changes and later additions), call it again with asOf and " +
+          "rollBack: true. Or delete it first to replace it with an earlier state.",
       );
     }
     if (events.length === 0) throw new NotFoundError(`Entity '${name}' has no history in workspace '${workspace}'. Names match exactly.`);
