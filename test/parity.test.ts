@@ -44,6 +44,10 @@ const EXTRA_INPUTS: Record<string, string[]> = {
   open_nodes: ["asOf", "maxChars", "validAt", "includeSuperseded"],
   // Optional: needed only past LIMITS.deleteEntitiesUnconfirmed entities by a client that cannot ask its user (docs/confirmation.md).
   delete_entities: ["confirm"],
+  // Optional valid time and expiry of what is written (docs/history.md#two-times).
+  create_entities: ["validFrom", "validTo", "expiresAt", "ttlSeconds"],
+  add_observations: ["validFrom", "validTo", "expiresAt", "ttlSeconds"],
+  create_relations: ["validFrom", "validTo", "expiresAt", "ttlSeconds"],
 };
 /**
  * With the tags group, our only additions to the official output schemas: optional fields on each entity, its tags and (when

@@ -7,6 +7,15 @@ import { resultLimit } from "./schemas.js";
 
 /** The shapes the history tools share: an event as a client sees it, and a page of them. */
 
+/** Valid time and expiry as a change records them (docs/history.md#two-times). */
+const validityChange = z.object({
+  validFrom: z.string().optional(),
+  validTo: z.string().optional(),
+  supersededBy: z.string().optional(),
+  expiresAt: z.string().optional(),
+  pinned: z.boolean().optional(),
+});
+
 const change = z.object({
   kind: z.enum(CHANGE_KINDS as [string, ...string[]]),
   entityId: z.string().optional(),
@@ -15,6 +24,10 @@ const change = z.object({
   content: z.string().optional().describe("An observation's text."),
   relationId: z.string().optional(),
   tagName: z.string().optional(),
+  validity: validityChange
+    .optional()
+    .describe('What the change set of the item\'s valid time and expiry ("" cleared a field); on a creation, what it was created with.'),
+  validityBefore: validityChange.optional().describe("The item's valid time and expiry before the change, when read."),
   mergedInto: z
     .string()
     .optional()

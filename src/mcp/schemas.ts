@@ -73,3 +73,21 @@ export const expectedVersion = z
 
 /** The version of an entity's or relation's own fields, as reads return it. */
 export const versionOutput = z.string().describe("The version of its own fields: pass it as expectedVersion to update it safely.");
+
+/**
+ * The valid time and expiry a write may set (docs/history.md#two-times): extra optional top-level arguments of
+ * create_entities, add_observations, create_relations, upsert_entity and upsert_relation. The domain checks them
+ * (checkValidityInput): validTo after validFrom, an expiry in the future, not both expiresAt and ttlSeconds.
+ */
+export const validityInput = {
+  validFrom: z
+    .string()
+    .optional()
+    .describe("ISO 8601 time from which the facts written hold (may be in the past: backdating). Default: when written."),
+  validTo: z.string().optional().describe("ISO 8601 time at which they stop holding (after validFrom, or after now without it)."),
+  expiresAt: z
+    .string()
+    .optional()
+    .describe("ISO 8601 time in the future at which they expire: gone from every read, deleted later by the sweep."),
+  ttlSeconds: z.number().optional().describe("Instead of expiresAt: seconds from now until they expire (whole, 1 to ten years)."),
+};

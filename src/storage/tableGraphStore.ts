@@ -31,6 +31,7 @@ import { mergeEntities } from "./writes/merge.js";
 import { addObservations, deleteObservations } from "./writes/observations.js";
 import { createRelations, deleteRelations, upsertRelation } from "./writes/relations.js";
 import { type BoundWrites, prunedWrites } from "./writes/retention.js";
+import { endRelation, supersedeObservation, type SupersedeRequest } from "./writes/supersession.js";
 import { tagWrites } from "./writes/tagWrites.js";
 import { restoreValidity } from "./writes/validityRestore.js";
 
@@ -46,6 +47,8 @@ const WRITES = {
   deleteRelations,
   executeAtomicBatch,
   mergeEntities,
+  supersedeObservation,
+  endRelation,
   ...tagWrites,
   restoreValidity,
 };
@@ -74,6 +77,18 @@ export class TableGraphStore implements GraphStore {
 
   getEntitySummary(workspace: string, entityId: string): Promise<EntitySummary | undefined> {
     return getEntitySummary(this.gateway, workspace, entityId);
+  }
+
+  supersedeObservation(workspace: string, actor: Actor, request: SupersedeRequest): Promise<{ validTo: string; validFrom: string }> {
+    return this.writes.supersedeObservation(workspace, actor, request);
+  }
+
+  endRelation(
+    workspace: string,
+    actor: Actor,
+    request: { relationId: string; label: string; validTo?: string },
+  ): Promise<{ validTo: string }> {
+    return this.writes.endRelation(workspace, actor, request);
   }
 
   upsertEntity(

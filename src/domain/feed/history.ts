@@ -146,13 +146,20 @@ const quoted = (text: string | undefined, max = 80) =>
 const DESCRIBE: Record<ChangeSubject, (change: Change, action: ChangeAction) => string> = {
   entity: (change, action) => {
     const state = (change.after ?? change.before) as EntityState | undefined;
-    return `${action} entity ${quoted(change.entityName)}${state?.entityType ? ` (${state.entityType})` : ""}`;
+    const named = `entity ${quoted(change.entityName)}`;
+    if (action === "updated" && change.validity && !changedFields(change)) return validityLine(change.validity, named);
+    return `${action} ${named}${state?.entityType ? ` (${state.entityType})` : ""}${validityNote(change)}`;
   },
-  observation: (change, action) =>
-    `${action === "created" ? "added" : "deleted"} observation ${quoted(change.content)} ${action === "created" ? "to" : "from"} ${quoted(change.entityName)}`,
+  observation: (change, action) => {
+    const named = `observation ${quoted(change.content)} of ${quoted(change.entityName)}`;
+    if (action === "updated") return validityLine(change.validity ?? {}, named);
+    return `${action === "created" ? "added" : "deleted"} observation ${quoted(change.content)} ${action === "created" ? "to" : "from"} ${quoted(change.entityName)}${validityNote(change)}`;
+  },
   relation: (change, action) => {
     const state = (change.after ?? change.before) as RelationState | undefined;
-    return `${action} relation ${quoted(state?.fromName)} ${state?.relationType ?? "?"} ${quoted(state?.toName)}`;
+    const named = `relation ${quoted(state?.fromName)} ${state?.relationType ?? "?"} ${quoted(state?.toName)}`;
+    if (action === "updated" && change.validity && !changedFields(change)) return validityLine(change.validity, named);
+    return `${action} ${named}${validityNote(change)}`;
   },
   tag: (change, action) => {
     if (change.entityId === undefined) return `${action} tag definition ${quoted(change.tagName)}`;
@@ -161,6 +168,46 @@ const DESCRIBE: Record<ChangeSubject, (change: Change, action: ChangeAction) => 
     } ${action === "deleted" ? "from" : "with"} ${quoted(change.tagName)}`;
   },
 };
+
+/**
+ * Whether an update changed more than validity: its after-image differs from its before-image (an update without a
+ * before-image may have).
+ */
+function changedFields(change: Change): boolean {
+  if (!change.after) return false;
+  if (!change.before) return true;
+  return JSON.stringify(change.before) !== JSON.stringify(change.after);
+}
+
+/** What a validity change did to an item, as one line: superseded, ended, reopened, expiry set or cleared, pinned. */
+function validityLine(validity: Validity, named: string): string {
+  const parts: string[] = [];
+  if (validity.supersededBy)
+    parts.push(`superseded ${named} by ${quoted(validity.supersededBy)}${validity.validTo ? ` from ${validity.validTo}` : ""}`);
+  else if (validity.supersededBy === "" || validity.validTo === "") {
+    parts.push(`reopened ${named}${validity.validFrom ? ` (valid from ${validity.validFrom})` : ""}`);
+  } else if (validity.validTo) parts.push(`ended ${named} (valid to ${validity.validTo})`);
+  else if (validity.validFrom) parts.push(`set ${named} valid from ${validity.validFrom}`);
+  const subject = parts.length > 0 ? "it" : named;
+  if (validity.expiresAt) parts.push(`expiry set on ${subject} (${validity.expiresAt})`);
+  else if (validity.expiresAt === "") parts.push(`expiry cleared on ${subject}`);
+  if (validity.pinned === true) parts.push(`pinned ${subject}`);
+  else if (validity.pinned === false) parts.push(`unpinned ${subject}`);
+  return parts.length > 0 ? parts.join(", ") : `updated ${named}`;
+}
+
+/** A creation's (or a field update's) valid time and expiry, as a suffix: " (valid from …, to …, expires …)". */
+function validityNote(change: Change): string {
+  const held = change.validity;
+  if (!held) return "";
+  const parts = [
+    held.validFrom ? `valid from ${held.validFrom}` : "",
+    held.validTo ? `valid to ${held.validTo}` : held.validTo === "" ? "reopened" : "",
+    held.expiresAt ? `expires ${held.expiresAt}` : held.expiresAt === "" ? "expiry cleared" : "",
+    held.pinned === true ? "pinned" : held.pinned === false ? "unpinned" : "",
+  ].filter(Boolean);
+  return parts.length > 0 ? ` (${parts.join(", ")})` : "";
+}
 
 /** One line a person can read: what the change did. */
 function describeChange(change: Change): string {

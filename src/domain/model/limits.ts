@@ -1,3 +1,6 @@
+/** Allowance for clocks of different instances disagreeing (NTP keeps Azure hosts far closer): the feed's lateness, and "now" in valid time. */
+export const CLOCK_SKEW_ALLOWANCE_MS = 30_000;
+
 /**
  * Size rules, checked before any storage call. They come from Table Storage's limits:
  * a string property holds at most 32,768 UTF-16 code units (64 KiB), and an

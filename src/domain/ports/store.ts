@@ -16,6 +16,8 @@ export interface EntityWrite {
   observations: string[];
   /** Write only while the stored version is this one (docs/curate.md#versions). */
   expectedVersion?: string;
+  /** The valid time and expiry of the observations it adds (checked: checkValidityInput). */
+  observationTimes?: Validity;
 }
 
 /** A new entity: created with these observations, or left untouched if it exists. */
@@ -26,6 +28,10 @@ export interface NewEntity {
   metadata?: Metadata;
   /** Distinct, in the order to keep. */
   observations: string[];
+  /** The valid time of its observations (validFrom, validTo; checked). */
+  observationTimes?: Validity;
+  /** When the entity expires (ISO 8601, checked). */
+  expiresAt?: string;
 }
 
 export interface RelationWrite {
@@ -39,6 +45,11 @@ export interface RelationWrite {
   metadata?: Metadata;
   /** Write only while the stored relation's version is this one (docs/curate.md#versions). */
   expectedVersion?: string;
+  /**
+   * Its valid time and expiry (checked). On a relation that exists, the fields given are merged; a validFrom without a
+   * validTo starts a new period, so it clears a stored validTo (reopens an ended relation).
+   */
+  validity?: Validity;
 }
 
 /** Identifies a relation's rows: the canonical row and the edge rows kept with each endpoint. */
@@ -52,6 +63,8 @@ export interface RelationRef {
 export interface ObservationChange {
   entityId: string;
   contents: string[];
+  /** The valid time and expiry of the observations added (checked). */
+  times?: Validity;
 }
 
 export interface EntitySummary {
@@ -122,6 +135,29 @@ export interface TagStore {
 export interface GraphStore {
   /** The entity row alone (one point read), or undefined. */
   getEntitySummary(workspace: string, entityId: string): Promise<EntitySummary | undefined>;
+
+  /**
+   * Replaces a current observation with another in one transaction (docs/history.md#two-times): the old one gets validTo
+   * (`validFrom`, default now) and supersededBy; the replacement is added, or reopened when stored but no longer current.
+   * NotFoundError: the entity or the observation is missing. ConflictError: the observation is already superseded or
+   * ended (also when a concurrent call superseded it first), or the replacement is already current. ValidationError:
+   * `validFrom` before the old observation's.
+   */
+  supersedeObservation(
+    workspace: string,
+    actor: Actor,
+    request: { entityId: string; entityName: string; observation: string; replacement: string; validFrom?: string },
+  ): Promise<{ validTo: string; validFrom: string }>;
+
+  /**
+   * Ends a relation: validTo (default now) on its rows, in one transaction. NotFoundError when absent, ConflictError when
+   * already ended, ValidationError when validTo is not after its validFrom (or creation).
+   */
+  endRelation(
+    workspace: string,
+    actor: Actor,
+    request: { relationId: string; label: string; validTo?: string },
+  ): Promise<{ validTo: string }>;
 
   /**
    * Creates or updates an entity and adds observations it does not have yet.

@@ -1,4 +1,5 @@
 import { ValidationError } from "../model/errors.js";
+import { CLOCK_SKEW_ALLOWANCE_MS } from "../model/limits.js";
 import type { Entity, Relation, Validity } from "../model/model.js";
 import { parseTime } from "../model/validation.js";
 
@@ -8,11 +9,14 @@ import { parseTime } from "../model/validation.js";
  *
  * - **Expired** (`expiresAt` at or before the lens's transaction time, and not pinned): gone from every read, whatever
  *   the valid time asked, as if deleted at `expiresAt`; the sweep deletes it later (sweep_expired).
- * - **Superseded** (`supersededBy` set) or **ended** (`validTo` at or before the valid time asked): not true any more; shown
- *   only with `includeSuperseded`, marked.
- * - **Not yet valid** (`validFrom` after the valid time asked): shown only with `includeSuperseded`, marked. Without an
- *   explicit `validAt`, a fact with no `validFrom` of its own holds from the start: its default, the time it was written, is
- *   the writer's clock, and a reader whose clock is behind must still see what was just written.
+ * - **Superseded** (`supersededBy` set: now, always; at an explicit `validAt`, once its `validTo` is reached) or **ended**
+ *   (`validTo` at or before the valid time asked): not true any more; shown only with `includeSuperseded`, marked.
+ * - **Not yet valid** (`validFrom` after the valid time asked): shown only with `includeSuperseded`, marked.
+ *
+ * "Now" is fuzzy by the clock allowance. Times a write sets by default (validFrom of a replacement, validTo of an ending) are
+ * its instance's clock, which may be up to CLOCK_SKEW_ALLOWANCE_MS ahead of the reader's; a reader must still see its
+ * writes' effects at once, on any instance. So without an explicit `validAt`, valid time is judged at the transaction time
+ * plus the allowance, and a fact with no `validFrom` of its own holds from the start. An explicit `validAt` is exact.
  */
 
 export interface TimeLens {
@@ -77,12 +81,12 @@ export function isExpired(validity: Validity | undefined, heldAt: number): boole
 export function statusOf(validity: Validity | undefined, lens: TimeLens): FactStatus {
   if (!validity) return "current";
   if (isExpired(validity, lens.heldAt)) return "expired";
-  const at = lens.validAt ?? lens.heldAt;
+  // Now, a superseded fact is superseded whatever its validTo says (the writer's clock); at an explicit valid time, it was
+  // true within its interval like any other.
+  if (validity.supersededBy && lens.validAt === undefined) return "superseded";
+  const at = lens.validAt ?? lens.heldAt + CLOCK_SKEW_ALLOWANCE_MS;
   const to = timeOf(validity.validTo);
-  // Superseded is not true now; at an asked valid time before its validTo it was (docs/history.md#two-times: asOf Mar 4,
-  // validAt Mar 2 shows "lead: Alice").
-  if (validity.supersededBy && (lens.validAt === undefined || to === undefined || to <= at)) return "superseded";
-  if (to !== undefined && to <= at) return "ended";
+  if (to !== undefined && to <= at) return validity.supersededBy ? "superseded" : "ended";
   const from = timeOf(validity.validFrom);
   if (from !== undefined && from > at) return "not-yet-valid";
   return "current";

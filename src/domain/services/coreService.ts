@@ -13,11 +13,11 @@ import {
 } from "../model/validation.js";
 import type { EntitySummary, GraphStore } from "../ports/store.js";
 import { type EntityRef, idOf } from "../rules/entityRef.js";
-import { entityShows, isExpired, lensOf, relationShows, type TimeLens } from "../rules/validity.js";
+import { checkValidityInput, entityShows, isExpired, lensOf, relationShows, type TimeLens, type ValidityInput } from "../rules/validity.js";
 import type { AsOfReads } from "./asOf.js";
 import type { LensArgs } from "./graphService.js";
 
-export interface UpsertEntityInput {
+export interface UpsertEntityInput extends ValidityInput {
   name: string;
   entityType: string;
   observations?: string[];
@@ -25,7 +25,7 @@ export interface UpsertEntityInput {
   expectedVersion?: string;
 }
 
-export interface UpsertRelationInput {
+export interface UpsertRelationInput extends ValidityInput {
   from: EntityRef;
   to: EntityRef;
   relationType: string;
@@ -43,7 +43,7 @@ export class CoreService {
   constructor(
     private readonly store: GraphStore,
     private readonly asOf: AsOfReads,
-    /** Now, in ms: what "true now" and an expiry are judged against (docs/history.md#two-times). */
+    /** Now, in ms: what an expiry on write is checked against, and "true now" on reads (docs/history.md#two-times). */
     private readonly clock: () => number = Date.now,
   ) {}
 
@@ -55,6 +55,8 @@ export class CoreService {
     observations.forEach((content, i) => checkObservation(content, `observations[${i}]`));
     checkExpectedVersion(input.expectedVersion, "expectedVersion");
     const metadata = normalizeMetadata(input.metadata);
+    // The valid time and expiry of the observations it adds.
+    const observationTimes = checkValidityInput(input, this.clock());
     const id = entityId(workspace, input.name);
     const result = await this.store.upsertEntity(workspace, actor, {
       id,
@@ -62,6 +64,7 @@ export class CoreService {
       entityType: input.entityType,
       observations,
       ...(metadata !== undefined ? { metadata } : {}),
+      ...(observationTimes ? { observationTimes } : {}),
       ...(input.expectedVersion !== undefined ? { expectedVersion: input.expectedVersion } : {}),
     });
     return { id, created: result.created, addedObservations: result.addedObservations, version: result.version };
@@ -73,6 +76,7 @@ export class CoreService {
     checkRelationType(input.relationType, "relationType");
     checkExpectedVersion(input.expectedVersion, "expectedVersion");
     const metadata = normalizeMetadata(input.metadata);
+    const validity = checkValidityInput(input, this.clock());
     const [from, to] = await Promise.all([
       this.resolveEndpoint(workspace, fromId, input.from, "Source"),
       this.resolveEndpoint(workspace, toId, input.to, "Target"),
@@ -88,6 +92,7 @@ export class CoreService {
         relationType: input.relationType,
         ...(metadata !== undefined ? { metadata } : {}),
         ...(input.expectedVersion !== undefined ? { expectedVersion: input.expectedVersion } : {}),
+        ...(validity ? { validity } : {}),
       });
       return { relationId: id, fromEntityId: from.id, toEntityId: to.id, created, version };
     } catch (error) {

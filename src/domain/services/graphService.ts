@@ -20,7 +20,19 @@ import type { GraphIndex } from "../ports/graphIndex.js";
 import type { GraphStore } from "../ports/store.js";
 import { searchTextOf, substringRank } from "../rules/search.js";
 import { subgraph } from "../rules/subgraph.js";
-import { entityThroughLens, graphThroughLens, lensOf, relationShows, type TimeLens } from "../rules/validity.js";
+import {
+  checkValidityInput,
+  entityThroughLens,
+  factKeyName,
+  factOf,
+  graphThroughLens,
+  heldValidity,
+  lensOf,
+  relationShows,
+  singleValuedFactOf,
+  type TimeLens,
+  type ValidityInput,
+} from "../rules/validity.js";
 import type { AsOfReads } from "./asOf.js";
 import { importGraph, type ImportInput, type ImportProgress, type ImportReport } from "./importGraph.js";
 
@@ -37,7 +49,7 @@ export class GraphService {
     private readonly index: GraphIndex,
     private readonly asOf: AsOfReads,
     private readonly cursors: CursorCodec,
-    /** Now, in ms: what "true now" and an expiry are judged against (docs/history.md#two-times). */
+    /** Now, in ms: what an expiry on write is checked against, and "true now" on reads (docs/history.md#two-times). */
     private readonly clock: () => number = Date.now,
   ) {}
 
@@ -62,7 +74,11 @@ export class GraphService {
       return options.mode === "names"
         ? {
             ...graph,
-            entities: graph.entities.map(({ observationValidity: _validity, ...entity }) => ({ ...entity, observations: [], metadata: {} })),
+            entities: graph.entities.map(({ observationValidity: _validity, ...entity }) => ({
+              ...entity,
+              observations: [],
+              metadata: {},
+            })),
             lens,
           }
         : { ...graph, lens };
@@ -79,19 +95,41 @@ export class GraphService {
     };
   }
 
-  /** Creates entities whose names are new. Existing names, and repeats within the call, are skipped. */
-  async createEntities(workspace: string, actor: Actor, entities: readonly EntityInput[]): Promise<EntityInput[]> {
+  /**
+   * Creates entities whose names are new. Existing names, and repeats within the call, are skipped. `times`: the valid time
+   * of every observation written (validFrom, validTo) and the expiry of every entity created (expiresAt or ttlSeconds).
+   */
+  async createEntities(
+    workspace: string,
+    actor: Actor,
+    entities: readonly EntityInput[],
+    times: ValidityInput = {},
+  ): Promise<EntityInput[]> {
     checkCount(entities, "entities", LIMITS.itemsPerCall);
     entities.forEach((entity, i) => {
       checkEntityInput(entity, `entities[${i}]`);
       checkCount(entity.observations, `entities[${i}].observations`, LIMITS.observationsPerCall);
     });
+    const validity = checkValidityInput(times, this.clock());
+    const observationTimes = heldValidity({ validFrom: validity?.validFrom, validTo: validity?.validTo });
     const firsts = new Map<string, EntityInput>();
     for (const entity of entities) if (!firsts.has(entity.name)) firsts.set(entity.name, entity);
+    // A new entity has nothing to supersede, but its single-valued facts must be well formed and one per key. The
+    // declared keys are read (one request) only when an observation looks like `key: value`.
+    if ([...firsts.values()].some((entity) => entity.observations.some((content) => factOf(content)))) {
+      const singleValued = new Set(
+        (await this.store.factKeys(workspace)).filter((key) => key.singleValued).map((key) => factKeyName(key.key)),
+      );
+      entities.forEach((entity, i) => {
+        if (firsts.get(entity.name) === entity) checkSingleValued(entity.observations, singleValued, `entities[${i}].observations`);
+      });
+    }
     const writes = [...firsts.values()].map((entity) => ({
       ...entity,
       id: entityId(workspace, entity.name),
       observations: [...new Set(entity.observations)],
+      ...(observationTimes ? { observationTimes } : {}),
+      ...(validity?.expiresAt ? { expiresAt: validity.expiresAt } : {}),
     }));
     const { created } = await this.store.createEntities(workspace, actor, writes);
     const made = new Set(created);
@@ -102,10 +140,22 @@ export class GraphService {
    * Creates relations that do not exist yet. Both endpoints must exist: if any is missing, nothing is
    * written and the error names every missing entity.
    */
-  async createRelations(workspace: string, actor: Actor, relations: readonly RelationInput[]): Promise<RelationInput[]> {
+  async createRelations(
+    workspace: string,
+    actor: Actor,
+    relations: readonly RelationInput[],
+    times: ValidityInput = {},
+  ): Promise<RelationInput[]> {
     checkCount(relations, "relations", LIMITS.itemsPerCall);
     relations.forEach((relation, i) => checkRelationInput(relation, `relations[${i}]`));
-    const writes = [...new Map(relations.map((relation) => relationWrite(workspace, relation)).map((write) => [write.id, write])).values()];
+    const validity = checkValidityInput(times, this.clock());
+    const writes = [
+      ...new Map(
+        relations
+          .map((relation) => ({ ...relationWrite(workspace, relation), ...(validity ? { validity } : {}) }))
+          .map((write) => [write.id, write]),
+      ).values(),
+    ];
     const { created, missingEntityIds } = await this.store.createRelations(workspace, actor, writes, { allOrNothing: true });
     if (missingEntityIds.length > 0) {
       const names = namesOf(
@@ -125,14 +175,24 @@ export class GraphService {
    * Adds observations an entity does not have yet (repeats are skipped). If any entity is missing,
    * nothing is written and the error names every missing entity.
    */
-  async addObservations(workspace: string, actor: Actor, items: readonly { entityName: string; contents: string[] }[]) {
+  async addObservations(
+    workspace: string,
+    actor: Actor,
+    items: readonly { entityName: string; contents: string[] }[],
+    times: ValidityInput = {},
+  ) {
     checkCount(items, "observations", LIMITS.itemsPerCall);
     items.forEach((item, i) => {
       checkEntityName(item.entityName, `observations[${i}].entityName`);
       checkCount(item.contents, `observations[${i}].contents`, LIMITS.observationsPerCall);
       item.contents.forEach((content, j) => checkObservation(content, `observations[${i}].contents[${j}]`));
     });
-    const changes = items.map((item) => ({ entityId: entityId(workspace, item.entityName), contents: item.contents }));
+    const validity = checkValidityInput(times, this.clock());
+    const changes = items.map((item) => ({
+      entityId: entityId(workspace, item.entityName),
+      contents: item.contents,
+      ...(validity ? { times: validity } : {}),
+    }));
     const { missing, added } = await this.store.addObservations(workspace, actor, changes);
     if (missing.length > 0) {
       const names = namesOf(
@@ -284,6 +344,22 @@ export function nodesThroughLens(nodes: readonly (EntityNode | undefined)[], len
         ]
       : [],
   );
+}
+
+/** A new entity's observations on single-valued keys: well formed (`key: value`), one value per key. */
+function checkSingleValued(observations: readonly string[], singleValued: ReadonlySet<string>, where: string): void {
+  const seen = new Map<string, string>();
+  for (const content of new Set(observations)) {
+    const fact = singleValuedFactOf(content, singleValued, where);
+    if (!fact) continue;
+    const other = seen.get(fact.key);
+    if (other !== undefined) {
+      throw new ValidationError(
+        `${where} gives two values for the single-valued key '${fact.key}' ('${other.slice(0, 100)}' and '${content.slice(0, 100)}'). Give one.`,
+      );
+    }
+    seen.set(fact.key, content);
+  }
 }
 
 /** The names (from those the caller gave) whose entity ids are in `ids`, each once, in the caller's order. */

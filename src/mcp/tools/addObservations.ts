@@ -2,6 +2,7 @@ import { z } from "zod";
 
 import { ADDITIVE_WRITE } from "../annotations.js";
 import { indentedJson } from "../graphShapes.js";
+import { validityInput } from "../schemas.js";
 import { defineTool } from "../tool.js";
 
 /** Official memory-server parity (see createEntities.ts). */
@@ -17,12 +18,15 @@ export const addObservations = defineTool({
         contents: z.array(z.string()).describe("An array of observation contents to add"),
       }),
     ),
+    // Beyond the official schema, optional: the valid time and expiry of the observations added (docs/history.md#two-times).
+    ...validityInput,
   },
   output: { results: z.array(z.object({ entityName: z.string(), addedObservations: z.array(z.string()) })) },
   annotations: ADDITIVE_WRITE,
   exactOutputSchema: true,
   text: (result) => indentedJson(result.results),
   async handler(args, { services, workspace, actor }) {
-    return { results: await services.graph.addObservations(workspace, actor, args.observations) };
+    const { observations, ...times } = args;
+    return { results: await services.graph.addObservations(workspace, actor, observations, times) };
   },
 });

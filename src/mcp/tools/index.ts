@@ -2,6 +2,7 @@ import type { AnyTool } from "../tool.js";
 import { addObservations } from "./addObservations.js";
 import { createEntities } from "./createEntities.js";
 import { createRelations } from "./createRelations.js";
+import { declareFactKeys } from "./declareFactKeys.js";
 import { defineTag } from "./defineTag.js";
 import { deleteEntities } from "./deleteEntities.js";
 import { deleteObservations } from "./deleteObservations.js";
@@ -9,6 +10,7 @@ import { deleteRelations } from "./deleteRelations.js";
 import { deleteTags } from "./deleteTags.js";
 import { deleteWorkspace } from "./deleteWorkspace.js";
 import { detectDuplicateEntities } from "./detectDuplicateEntities.js";
+import { endRelation } from "./endRelation.js";
 import { executeBatch } from "./executeBatch.js";
 import { findPath } from "./findPath.js";
 import { getAllTags } from "./getAllTags.js";
@@ -29,6 +31,7 @@ import { restoreEntity } from "./restoreEntity.js";
 import { searchEntities } from "./searchEntities.js";
 import { searchNodes } from "./searchNodes.js";
 import { searchRelations } from "./searchRelations.js";
+import { supersedeObservation } from "./supersedeObservation.js";
 import { tagEntity } from "./tagEntity.js";
 import { tagObservation } from "./tagObservation.js";
 import { untagObservation } from "./untagObservation.js";
@@ -65,6 +68,9 @@ export const ALL_TOOLS: readonly AnyTool[] = [
   getChanges,
   getEntityHistory,
   restoreEntity,
+  supersedeObservation,
+  endRelation,
+  declareFactKeys,
   // search: ranked search and stats from the workspace index
   searchEntities,
   searchRelations,

@@ -1,7 +1,7 @@
 import { z } from "zod";
 
 import { IDEMPOTENT_WRITE } from "../annotations.js";
-import { entityName, entityType, expectedVersion, metadataInput, observations, versionOutput } from "../schemas.js";
+import { entityName, entityType, expectedVersion, metadataInput, observations, validityInput, versionOutput } from "../schemas.js";
 import { defineTool } from "../tool.js";
 
 export const upsertEntity = defineTool({
@@ -11,13 +11,16 @@ export const upsertEntity = defineTool({
   description:
     "Create an entity, or update the one with this exact name in the workspace. entityType and metadata replace the stored values; " +
     "observations are merged: new ones are appended, stored ones are kept (nothing is ever dropped). Returns the entity's id and version. " +
-    "Pass expectedVersion (from a read) to update only if nobody changed it since: otherwise a ConflictError with currentVersion.",
+    "Pass expectedVersion (from a read) to update only if nobody changed it since: otherwise a ConflictError with currentVersion. " +
+    "validFrom, validTo and expiresAt (or ttlSeconds) apply to the observations it adds; adding one that was superseded or ended reopens it. " +
+    "On a key declared single-valued (declare_fact_keys), an observation 'key: value' supersedes the entity's current value for it.",
   input: {
     name: entityName,
     entityType,
     observations: observations.optional().describe("Facts to add; existing facts are kept."),
     metadata: metadataInput.optional(),
     expectedVersion: expectedVersion.optional(),
+    ...validityInput,
   },
   output: {
     success: z.literal(true),

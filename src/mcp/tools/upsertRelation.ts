@@ -1,7 +1,7 @@
 import { z } from "zod";
 
 import { IDEMPOTENT_WRITE } from "../annotations.js";
-import { entityId, entityName, expectedVersion, metadataInput, relationType, versionOutput } from "../schemas.js";
+import { entityId, entityName, expectedVersion, metadataInput, relationType, validityInput, versionOutput } from "../schemas.js";
 import { defineTool } from "../tool.js";
 
 export const upsertRelation = defineTool({
@@ -11,7 +11,9 @@ export const upsertRelation = defineTool({
   description:
     "Create a directed relation between two existing entities, or update its metadata if it already exists (never duplicated). " +
     "Give each endpoint by id (fromEntityId/toEntityId) or by name (from/to). Create missing entities with upsert_entity first. " +
-    "Returns the relation's version; pass expectedVersion to update only if nobody changed it since (else a ConflictError).",
+    "Returns the relation's version; pass expectedVersion to update only if nobody changed it since (else a ConflictError). " +
+    "validFrom, validTo and expiresAt (or ttlSeconds) set when it holds and when it expires; on an existing relation a validFrom " +
+    "without validTo starts a new period (reopens an ended relation).",
   input: {
     fromEntityId: entityId.optional().describe("Source entity id (GUID)."),
     toEntityId: entityId.optional().describe("Target entity id (GUID)."),
@@ -20,6 +22,7 @@ export const upsertRelation = defineTool({
     relationType,
     metadata: metadataInput.optional(),
     expectedVersion: expectedVersion.optional(),
+    ...validityInput,
   },
   output: {
     success: z.literal(true),
@@ -38,6 +41,10 @@ export const upsertRelation = defineTool({
       relationType: args.relationType,
       metadata: args.metadata,
       expectedVersion: args.expectedVersion,
+      validFrom: args.validFrom,
+      validTo: args.validTo,
+      expiresAt: args.expiresAt,
+      ttlSeconds: args.ttlSeconds,
     });
     return {
       success: true as const,

@@ -1,9 +1,10 @@
 import { randomUUID } from "node:crypto";
 
 import { observationId } from "../../domain/model/ids.js";
-import type { Actor } from "../../domain/model/model.js";
+import type { Actor, Validity } from "../../domain/model/model.js";
 import { orderKey } from "../../domain/model/order.js";
 import type { RelationWrite } from "../../domain/ports/store.js";
+import { heldValidity } from "../../domain/rules/validity.js";
 import type { Clock } from "./clock.js";
 import { relationRowKeys, rowKey } from "./keys.js";
 import { type EntityRow, kindOf, type ObservationRow, type RelationRow, type StoredRow } from "./rows.js";
@@ -40,7 +41,7 @@ export function update({ now, actor }: Stamp) {
 /** A new entity row, with its position in the call that creates it (see orderKey). */
 export function entityRow(
   workspace: string,
-  entity: { id: string; name: string; entityType: string; metadata?: unknown },
+  entity: { id: string; name: string; entityType: string; metadata?: unknown; expiresAt?: string },
   stamp: Stamp,
   position: number,
 ): Row {
@@ -52,18 +53,24 @@ export function entityRow(
     ...creation(stamp),
     order: orderKey(stamp.now, position),
     version: newVersion(),
+    ...(entity.expiresAt ? { expiresAt: entity.expiresAt } : {}),
   };
   return { partitionKey: workspace, rowKey: rowKey.entity(entity.id), ...row };
 }
 
-/** The observation rows for contents not already stored (nor repeated within `contents`), in order. */
+/**
+ * The observation rows for contents not already stored (nor repeated within `contents`), in order, with the valid time
+ * and expiry the write gives them (`times`, held fields only: docs/history.md#two-times).
+ */
 export function newObservationRows(
   workspace: string,
   entityId: string,
   contents: readonly string[],
   stored: Set<string>,
   { now, actor }: Stamp,
+  times?: Validity,
 ) {
+  const held = heldValidity(times);
   const seen = new Set(stored);
   const added: string[] = [];
   const rows: Row[] = [];
@@ -79,6 +86,7 @@ export function newObservationRows(
       order: orderKey(now, added.length),
       createdAt: now,
       createdBy: actor.principal,
+      ...held,
     };
     rows.push({ partitionKey: workspace, rowKey: key, ...row });
   }
@@ -91,7 +99,11 @@ export function storedKeys(rows: readonly StoredRow[]): Set<string> {
 }
 
 /** The canonical relation row and its two edge rows, with the same fields. */
-export function relationRows(workspace: string, write: RelationWrite, fields: Partial<RelationRow>): Row[] {
+export function relationRows(
+  workspace: string,
+  write: Pick<RelationWrite, "id" | "fromEntityId" | "fromName" | "toEntityId" | "toName" | "relationType">,
+  fields: Partial<RelationRow> & { supersededBy?: string },
+): Row[] {
   const base = {
     relationId: write.id,
     relationType: write.relationType,

@@ -2,6 +2,7 @@ import type { PipelinePolicy } from "@azure/core-rest-pipeline";
 import { TableClient, type TableServiceClientOptions } from "@azure/data-tables";
 
 import { azureCredential } from "../../config/azureIdentity.js";
+import { CLOCK_SKEW_ALLOWANCE_MS } from "../../domain/model/limits.js";
 import type { Clock } from "../rows/clock.js";
 import { ConditionalDeletes, TableGateway, TableState } from "./gateway.js";
 import { RequestCounter } from "./requestCounter.js";
@@ -53,8 +54,7 @@ export interface StorageConnection {
 
 /** Backoff between the SDK's attempts is at most this (maxRetryDelayInMs below). */
 const MAX_RETRY_DELAY_MS = 1000;
-/** Allowance for clocks of different instances disagreeing (NTP keeps Azure hosts far closer). */
-export const CLOCK_SKEW_ALLOWANCE_MS = 30_000;
+export { CLOCK_SKEW_ALLOWANCE_MS };
 
 /**
  * The change feed's lateness bound. A writer chooses its event key just before sending the

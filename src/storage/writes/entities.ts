@@ -1,15 +1,17 @@
 import type { Change, EntityState } from "../../domain/feed/history.js";
 import { forEachLimited } from "../../domain/model/concurrency.js";
-import type { Actor } from "../../domain/model/model.js";
+import type { Actor, Validity } from "../../domain/model/model.js";
 import type { EntitySummary, EntityWrite, NewEntity, Progress } from "../../domain/ports/store.js";
+import { heldValidity } from "../../domain/rules/validity.js";
 import { entityStateOf, observationCreated } from "../rows/changes.js";
 import { keyRange, rowKey } from "../rows/keys.js";
 import { type EntityRow, kindOf } from "../rows/rows.js";
-import { entityRow, newObservationRows, type Row, stampOf, storedKeys, update } from "../rows/rowWrites.js";
+import { entityRow, newObservationRows, type Row, stampOf, update } from "../rows/rowWrites.js";
 import { checkVersion, newVersion } from "../rows/versions.js";
 import type { TableGateway } from "../table/gateway.js";
 import { retrying } from "../table/retrying.js";
 import { classifyStorageError, type StorageFailure, toMemoryError } from "../table/storageErrors.js";
+import { factKeysFor, planObservations } from "./supersession.js";
 import { commit, CONCURRENCY, fitsAlone, type Unit } from "./transactions.js";
 
 /** Entity rows and the observations written with them. Concurrency rules: transactions.ts. */
@@ -37,19 +39,20 @@ export async function upsertEntity(
   };
   let created = false;
   // A concurrent writer created it first (so merge), or deleted it (so create again): read again either way. With
-  // expectedVersion the merge holds If-Match on the ETag read, so the version check commits with the write: 412 means
-  // the row changed since the read (maybe only its ETag, by a guard), so read and check again.
+  // expectedVersion, or a single-valued fact, the merge holds If-Match on the ETag read, so the check commits with the write:
+  // 412 means the row changed since the read (maybe only its ETag, by a guard), so read and decide again. So does a
+  // reopened observation's row (supersession.ts).
   const retryOn = (failure: StorageFailure) =>
-    (created ? failure === "entity-exists" : failure === "not-found") ||
-    (write.expectedVersion !== undefined && failure === "precondition-failed");
+    (created ? failure === "entity-exists" : failure === "not-found") || failure === "precondition-failed";
+  // The declared fact keys, read beside the range (only when an observation looks like `key: value`).
+  const singleValued = factKeysFor(gateway, workspace, write.observations);
   return retrying({ retryOn }, async () => {
-    const rows = await gateway.queryRange(workspace, keyRange.entityWithObservations(write.id));
+    const [rows, keys] = await Promise.all([gateway.queryRange(workspace, keyRange.entityWithObservations(write.id)), singleValued]);
     const head = rows.find((row) => kindOf(row) === "entity");
     checkVersion(`Entity '${write.name}'`, write.expectedVersion, head);
     created = !head;
     // Rows without their entity row are not trusted as stored (rule 4): every requested observation is written.
-    const stored = created ? new Set<string>() : storedKeys(rows);
-    const { added, rows: observationRows } = newObservationRows(workspace, write.id, write.observations, stored, stamp);
+    const plan = planObservations(workspace, write, created ? [] : rows, write.observations, write.observationTimes, keys, stamp, "upsert");
     let entityUnit: Unit;
     if (!head) {
       const row = { ...entityRow(workspace, { ...write, entityType: write.entityType ?? "" }, stamp, 1), version };
@@ -60,15 +63,18 @@ export async function upsertEntity(
       const after: EntityState = { ...before, ...(write.entityType !== undefined ? { entityType: write.entityType } : {}), version };
       if (write.metadata !== undefined) after.metadata = write.metadata;
       const merge = { partitionKey: workspace, rowKey: rowKey.entity(write.id), ...changes };
+      const onEtag = write.expectedVersion !== undefined || plan.serial.actions.length > 0;
       entityUnit = {
-        actions: [write.expectedVersion !== undefined ? ["update", merge, "Merge", { etag: head.etag }] : ["update", merge, "Merge"]],
+        actions: [onEtag ? ["update", merge, "Merge", { etag: head.etag }] : ["update", merge, "Merge"]],
         changes: [{ kind: "entity.updated", entityId: write.id, entityName: write.name, before, after }],
       };
     }
+    // A single-valued fact and what it supersedes commit with the entity row (on its ETag, when it exists).
+    entityUnit.actions.push(...plan.serial.actions);
+    entityUnit.changes = [...(entityUnit.changes ?? []), ...plan.serial.changes];
     // Observations are inserted or merged (same id = same content, so a racing duplicate is harmless).
-    const observationUnits = observationRows.map((row) => observationUnit(write.id, write.name, row, "upsert"));
-    await commit(gateway, workspace, stamp, [entityUnit, ...observationUnits], { order: "in-order" });
-    return { created, addedObservations: added, version };
+    await commit(gateway, workspace, stamp, [entityUnit, ...plan.units], { order: "in-order" });
+    return { created, addedObservations: plan.added, version };
   });
 }
 
@@ -85,10 +91,11 @@ export async function createEntities(
   // before rule 4 (transactions.ts) held, which removed the entity row first, could be in the way.
   const unitsOf = (entity: NewEntity, i: number, observations: "create" | "upsert"): Unit[] => {
     const row = entityRow(workspace, entity, stamp, i + 1);
+    const created = entityCreated(row);
     return [
-      { actions: [["create", row]], changes: [entityCreated(row)] },
-      ...newObservationRows(workspace, entity.id, entity.observations, new Set(), stamp).rows.map((observation) =>
-        observationUnit(entity.id, entity.name, observation, observations),
+      { actions: [["create", row]], changes: [entity.expiresAt ? { ...created, validity: { expiresAt: entity.expiresAt } } : created] },
+      ...newObservationRows(workspace, entity.id, entity.observations, new Set(), stamp, entity.observationTimes).rows.map((observation) =>
+        observationUnit(entity.id, entity.name, observation, observations, heldValidity(entity.observationTimes)),
       ),
     ];
   };
@@ -141,10 +148,11 @@ function entityCreated(row: Row): Change {
 }
 
 /** One observation row (guarded by its entity, rule 1) with its change. */
-function observationUnit(entityId: string, entityName: string, row: Row, write: "create" | "upsert"): Unit {
+function observationUnit(entityId: string, entityName: string, row: Row, write: "create" | "upsert", validity?: Validity): Unit {
+  const change = observationCreated(entityId, entityName, row);
   return {
     actions: [write === "create" ? ["create", row] : ["upsert", row, "Merge"]],
     guards: [entityId],
-    changes: [observationCreated(entityId, entityName, row)],
+    changes: [validity ? { ...change, validity } : change],
   };
 }

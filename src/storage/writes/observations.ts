@@ -1,14 +1,15 @@
 import { forEachLimited } from "../../domain/model/concurrency.js";
 import { observationId } from "../../domain/model/ids.js";
-import type { Actor } from "../../domain/model/model.js";
+import type { Actor, Validity } from "../../domain/model/model.js";
 import type { ObservationChange } from "../../domain/ports/store.js";
-import { entityNames, observationCreated } from "../rows/changes.js";
+import { entityNames } from "../rows/changes.js";
 import { keyRange, rowKey } from "../rows/keys.js";
 import { kindOf, type StoredRow } from "../rows/rows.js";
-import { newObservationRows, type Stamp, stampOf, storedKeys } from "../rows/rowWrites.js";
+import { type Stamp, stampOf } from "../rows/rowWrites.js";
 import type { TableGateway } from "../table/gateway.js";
 import { retrying } from "../table/retrying.js";
 import { deletionUnits } from "./deletion.js";
+import { entityEtagGuard, factKeysFor, planObservations } from "./supersession.js";
 import { commit, CONCURRENCY, type Unit } from "./transactions.js";
 
 /** Observations added to and deleted from existing entities. Concurrency rules: transactions.ts. */
@@ -24,37 +25,59 @@ export async function addObservations(
 ): Promise<{ missing: string[]; added: Map<string, string[]> }> {
   const wanted = mergeChanges(changes);
   const ids = [...wanted.keys()];
-  const committed = new Set<string>(); // observation row keys written by this call
+  const committed = new Set<string>(); // observation row keys written (created or reopened) by this call
   const result = () => ({
     missing: [] as string[],
     added: new Map(
-      ids.map((id) => [id, (wanted.get(id) ?? []).filter((content) => committed.has(rowKey.observation(id, observationId(id, content))))]),
+      ids.map((id) => [
+        id,
+        (wanted.get(id)?.contents ?? []).filter((content) => committed.has(rowKey.observation(id, observationId(id, content)))),
+      ]),
     ),
   });
-  // 409: a concurrent call added the same content; 404: an entity was deleted meanwhile. Read again and do what is left.
-  return retrying({ retryOn: ["entity-exists", "not-found"] }, async () => {
-    const ranges = await Promise.all(ids.map((id) => gateway.queryRange(workspace, keyRange.entityWithObservations(id))));
+  // The declared fact keys, read beside the ranges (only when an observation looks like `key: value`).
+  const singleValued = factKeysFor(
+    gateway,
+    workspace,
+    [...wanted.values()].flatMap((change) => change.contents),
+  );
+  // 409: a concurrent call added the same content; 404: an entity was deleted meanwhile; 412: a row reopened or superseded,
+  // or an entity serialising a single-valued fact (supersession.ts), changed since the read. Read again and do what is left.
+  return retrying({ retryOn: ["entity-exists", "not-found", "precondition-failed"] }, async () => {
+    const [ranges, keys] = await Promise.all([
+      Promise.all(ids.map((id) => gateway.queryRange(workspace, keyRange.entityWithObservations(id)))),
+      singleValued,
+    ]);
     const missing = ids.filter((_, i) => !ranges[i]!.some((row) => kindOf(row) === "entity"));
     if (missing.length > 0) return { ...result(), missing };
     const stamp = stampOf(actor, gateway.clock);
     const names = entityNames(ranges.flat());
-    const units = ids.flatMap((id, i) => {
-      const { rows } = newObservationRows(workspace, id, wanted.get(id) ?? [], storedKeys(ranges[i]!), stamp);
+    const units = ids.flatMap((id, i): AddUnit[] => {
+      const change = wanted.get(id)!;
+      const rows = ranges[i]!;
       // `create`, not upsert: if a concurrent call adds the same content, one of us learns it (409) and reports it not added.
-      return rows.map((row): Unit => ({
-        actions: [["create", row]],
-        guards: [id],
-        changes: [observationCreated(id, names.get(id) ?? "", row)],
-      }));
+      const plan = planObservations(workspace, { id, name: names.get(id) ?? "" }, rows, change.contents, change.times, keys, stamp);
+      if (plan.serial.actions.length === 0) return plan.units;
+      // The single-valued fact first, with the entity row on its ETag; the entity's other observations after it (in the
+      // same transaction they need no guard of their own).
+      const head = rows.find((row) => kindOf(row) === "entity")!;
+      const serial: AddUnit = {
+        actions: [entityEtagGuard(workspace, head), ...plan.serial.actions],
+        changes: plan.serial.changes,
+        adds: plan.serial.adds,
+      };
+      return [serial, ...plan.units];
     });
     await commit(gateway, workspace, stamp, units, {
       committed: (done) => {
-        for (const action of done.flatMap((unit) => unit.actions)) if (action[0] === "create") committed.add(String(action[1].rowKey));
+        for (const unit of done) for (const key of unit.adds) committed.add(key);
       },
     });
     return result();
   });
 }
+
+type AddUnit = Unit & { adds: string[] };
 
 export async function deleteObservations(
   gateway: TableGateway,
@@ -62,7 +85,7 @@ export async function deleteObservations(
   actor: Actor,
   changes: readonly ObservationChange[],
 ): Promise<void> {
-  const wanted = mergeChanges(changes);
+  const wanted = new Map([...mergeChanges(changes)].map(([id, change]) => [id, change.contents]));
   const stamp = stampOf(actor, gateway.clock);
   const ids = [...wanted.keys()];
   // 404: a row went away (a concurrent delete). Read again.
@@ -107,9 +130,13 @@ async function deleteObservationRows(
   await commit(gateway, workspace, stamp, deletionUnits(workspace, [...head, ...orphans]));
 }
 
-/** One entry per entity, contents in first-seen order. */
-function mergeChanges(changes: readonly ObservationChange[]): Map<string, string[]> {
-  const merged = new Map<string, string[]>();
-  for (const change of changes) merged.set(change.entityId, [...(merged.get(change.entityId) ?? []), ...change.contents]);
+/** One entry per entity, contents in first-seen order (with the first valid time given for it). */
+function mergeChanges(changes: readonly ObservationChange[]): Map<string, { contents: string[]; times?: Validity }> {
+  const merged = new Map<string, { contents: string[]; times?: Validity }>();
+  for (const change of changes) {
+    const held = merged.get(change.entityId);
+    const times = held?.times ?? change.times;
+    merged.set(change.entityId, { contents: [...(held?.contents ?? []), ...change.contents], ...(times ? { times } : {}) });
+  }
   return merged;
 }

@@ -2,12 +2,13 @@ import type { TransactionAction } from "@azure/data-tables";
 
 import { forEachLimited } from "../../domain/model/concurrency.js";
 import { NotFoundError } from "../../domain/model/errors.js";
-import type { Actor } from "../../domain/model/model.js";
+import type { Actor, Validity } from "../../domain/model/model.js";
 import { compareText, orderKey } from "../../domain/model/order.js";
 import type { Progress, RelationRef, RelationWrite } from "../../domain/ports/store.js";
+import { heldValidity } from "../../domain/rules/validity.js";
 import { relationStateOf, relationStateOfWrite } from "../rows/changes.js";
 import { relationRowKeys, rowKey } from "../rows/keys.js";
-import { kindOf } from "../rows/rows.js";
+import { kindOf, validityOfRow } from "../rows/rows.js";
 import { creation, relationRows, type Stamp, stampOf, update } from "../rows/rowWrites.js";
 import { checkVersion, newVersion } from "../rows/versions.js";
 import type { TableGateway } from "../table/gateway.js";
@@ -44,13 +45,17 @@ export async function upsertRelation(
     ...creation(stamp),
     order: orderKey(stamp.now, 1),
     version,
+    ...heldValidity(write.validity),
   });
   const created = relationStateOfWrite(write, write.metadata ?? {}, version);
+  const patch = validityPatch(write.validity);
   const mergeRows = relationRows(workspace, write, {
     ...update(stamp),
     version,
     ...(write.metadata !== undefined ? { metadata: JSON.stringify(write.metadata) } : {}),
+    ...patch,
   });
+  const creationValidity = heldValidity(write.validity);
   // No read before this merge (the budget's 2 requests), so no before-image: the relation's previous event has it.
   // Without new metadata the stored metadata stays, and the after-image leaves it out.
   const { metadata: _kept, ...unchanged } = created;
@@ -63,12 +68,19 @@ export async function upsertRelation(
           ? {
               actions: createRows.map((row): TransactionAction => ["create", row]),
               guards,
-              changes: [{ kind: "relation.created", relationId: write.id, after: created }],
+              changes: [
+                {
+                  kind: "relation.created",
+                  relationId: write.id,
+                  after: created,
+                  ...(creationValidity ? { validity: creationValidity } : {}),
+                },
+              ],
             }
           : {
               actions: mergeRows.map((row): TransactionAction => ["update", row, "Merge"]),
               guards,
-              changes: [{ kind: "relation.updated", relationId: write.id, after }],
+              changes: [{ kind: "relation.updated", relationId: write.id, after, ...(patch ? { validity: patch } : {}) }],
             },
       ]);
       return { created: create, version };
@@ -97,6 +109,7 @@ export async function createRelations(
         ...creation(stamp),
         order: orderKey(stamp.now, i + 1),
         version: versions.get(relation.id)!,
+        ...heldValidity(relation.validity),
       }).map((row): TransactionAction => ["create", row]),
       guards: [relation.fromEntityId, relation.toEntityId],
       changes: [
@@ -104,6 +117,7 @@ export async function createRelations(
           kind: "relation.created" as const,
           relationId: relation.id,
           after: relationStateOfWrite(relation, relation.metadata ?? {}, versions.get(relation.id)!),
+          ...(heldValidity(relation.validity) ? { validity: heldValidity(relation.validity)! } : {}),
         },
       ],
     }))
@@ -198,8 +212,15 @@ function updateRelationAtVersion(
   return retrying({ retryOn: ["precondition-failed"] }, async () => {
     const stored = await gateway.pointRead(workspace, rowKey.relation(write.id));
     checkVersion(subject, expected, stored);
-    const fields = { ...update(stamp), version, ...(write.metadata !== undefined ? { metadata: JSON.stringify(write.metadata) } : {}) };
+    const patch = validityPatch(write.validity);
+    const fields = {
+      ...update(stamp),
+      version,
+      ...(write.metadata !== undefined ? { metadata: JSON.stringify(write.metadata) } : {}),
+      ...patch,
+    };
     const [canonical, ...edges] = relationRows(workspace, write, fields);
+    const held = validityOfRow(stored!);
     const before = relationStateOf(stored!);
     const after = { ...before, version, ...(write.metadata !== undefined ? { metadata: write.metadata } : {}) };
     await commit(gateway, workspace, stamp, [
@@ -209,7 +230,16 @@ function updateRelationAtVersion(
           ...edges.map((row): TransactionAction => ["update", row, "Merge"]),
         ],
         guards: [write.fromEntityId, write.toEntityId],
-        changes: [{ kind: "relation.updated", relationId: write.id, before, after }],
+        changes: [
+          {
+            kind: "relation.updated",
+            relationId: write.id,
+            before,
+            after,
+            ...(patch ? { validity: patch } : {}),
+            ...(patch && held ? { validityBefore: held } : {}),
+          },
+        ],
       },
     ]);
     return { created: false, version };
@@ -220,6 +250,16 @@ function updateRelationAtVersion(
 async function absentEntities(gateway: TableGateway, workspace: string, entityIds: readonly string[]): Promise<string[]> {
   const rows = await Promise.all(entityIds.map((id) => gateway.pointRead(workspace, rowKey.entity(id))));
   return entityIds.filter((_, i) => rows[i] === undefined || kindOf(rows[i]!) !== "entity");
+}
+
+/**
+ * What a write's validity merges onto a relation that exists: the fields given; a validFrom without a validTo starts a new
+ * period, so it clears the stored validTo (reopens an ended relation). Undefined when none is given.
+ */
+function validityPatch(validity: Validity | undefined): Validity | undefined {
+  const held = heldValidity(validity);
+  if (!held) return undefined;
+  return held.validFrom && !held.validTo ? { ...held, validTo: "" } : held;
 }
 
 function endpointsOf(relations: readonly RelationWrite[]): string[] {
