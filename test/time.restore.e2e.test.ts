@@ -175,4 +175,54 @@ describe("restore_entity on an entity that exists", () => {
     expect(refused.error).toBe("NotFoundError");
     expect(await partitionRows(table, ws, ["workspace"])).toEqual(before);
   });
+
+  test("undoes supersede_observation, a single-valued supersession and end_relation; the undo is history itself", async () => {
+    const ws = uniqueWorkspace("trestore");
+    const call = (name: string, args: Record<string, unknown> = {}) => mcp.call(name, { workspaceName: ws, ...args });
+    ok(await call("declare_fact_keys", { keys: [{ key: "lead", singleValued: true }] }));
+    ok(
+      await call("create_entities", {
+        entities: [
+          { name: "payments", entityType: "team", observations: ["lead: Alice", "budget: 100"] },
+          { name: "Alice", entityType: "person", observations: [] },
+        ],
+      }),
+    );
+    ok(await call("upsert_relation", { from: "Alice", to: "payments", relationType: "works_at", validFrom: "2024-01-01" }));
+    const asOf = await instant();
+    ok(await call("supersede_observation", { entityName: "payments", observation: "budget: 100", replacement: "budget: 120" }));
+    ok(await call("add_observations", { observations: [{ entityName: "payments", contents: ["lead: Bob"] }] }));
+    ok(await call("end_relation", { from: "Alice", to: "payments", relationType: "works_at" }));
+    const changed = await instant();
+    const open = async (args: Record<string, unknown> = {}) =>
+      ok<Graph>(await call("open_nodes", { names: ["payments", "Alice"], ...args }));
+    const state = (graph: Graph) => ({
+      observations: [...(graph.entities.find((e) => e.name === "payments")?.observations ?? [])].sort(),
+      relations: graph.relations.map((r) => `${r.from} ${r.relationType} ${r.to}`),
+    });
+    expect(state(await open())).toEqual({ observations: ["budget: 120", "lead: Bob"], relations: [] });
+
+    const restored = ok<Restored>(await call("restore_entity", { entityName: "payments", asOf, rollBack: true }));
+    expect(restored.rolledBack).toMatchObject({
+      observationsRestored: expect.arrayContaining(["lead: Alice", "budget: 100"]),
+      observationsRemoved: expect.arrayContaining(["budget: 120", "lead: Bob"]),
+      relationsRestored: ["Alice works_at payments"],
+    });
+    expect(state(await open())).toEqual({ observations: ["budget: 100", "lead: Alice"], relations: ["Alice works_at payments"] });
+    // Nothing is left marked: the reopened rows are current again, the removed ones gone.
+    const all = await open({ includeSuperseded: true });
+    expect(state(all)).toEqual({ observations: ["budget: 100", "lead: Alice"], relations: ["Alice works_at payments"] });
+    expect(all.entities.find((e) => e.name === "payments")!.observationValidity ?? {}).toEqual({});
+    // The undo is history: as held before it, the supersessions and the ending stand.
+    expect(state(await open({ asOf: changed }))).toEqual({ observations: ["budget: 120", "lead: Bob"], relations: [] });
+    expect(state(await open({ asOf: changed, includeSuperseded: true })).observations).toEqual([
+      "budget: 100",
+      "budget: 120",
+      "lead: Alice",
+      "lead: Bob",
+    ]);
+    // And the single-valued key still holds one value after the undo: writing a new lead supersedes the restored one.
+    ok(await call("add_observations", { observations: [{ entityName: "payments", contents: ["lead: Carol"] }] }));
+    expect(state(await open()).observations).toEqual(["budget: 100", "lead: Carol"]);
+  });
 });
