@@ -457,13 +457,18 @@ describe("storage requests of the writes with valid time", () => {
     const ws = uniqueWorkspace("tw");
     ok(await mcp.call("declare_fact_keys", { workspaceName: ws, keys: [{ key: "status", singleValued: true }] }));
     const times = { validFrom: "2026-01-01T00:00:00Z", ttlSeconds: 3600 };
-    // create_entities: one transaction; reading the keys is a request before it (a create reads nothing else).
+    // create_entities: one transaction. A new entity has nothing to supersede, so the keys are read (a request before it)
+    // only when a declared key could refuse the call: two values on one key, or a key without a value.
     expect(
       await requestsOf("create_entities", { workspaceName: ws, entities: [{ name: "A", entityType: "t", observations: ["x"] }], ...times }),
     ).toBe(1);
     expect(
       await requestsOf("create_entities", { workspaceName: ws, entities: [{ name: "B", entityType: "t", observations: ["status: new"] }] }),
-    ).toBe(2);
+    ).toBe(1);
+    const twoValues = { workspaceName: ws, entities: [{ name: "C", entityType: "t", observations: ["status: a", "status: b"] }] };
+    const before = server.requests();
+    expect(failed(await mcp.call("create_entities", twoValues)).error).toBe("ValidationError");
+    expect(server.requests() - before).toBe(1); // the keys read; refused, nothing written
     // upsert_entity: range read + one transaction; the keys beside the range read.
     expect(await requestsOf("upsert_entity", { workspaceName: ws, name: "A", entityType: "t", observations: ["y"], ...times })).toBe(2);
     expect(await requestsOf("upsert_entity", { workspaceName: ws, name: "B", entityType: "t", observations: ["status: open"] })).toBe(3);

@@ -115,8 +115,9 @@ export class GraphService {
     const firsts = new Map<string, EntityInput>();
     for (const entity of entities) if (!firsts.has(entity.name)) firsts.set(entity.name, entity);
     // A new entity has nothing to supersede, but its single-valued facts must be well formed and one per key. The
-    // declared keys are read (one request) only when an observation looks like `key: value`.
-    if ([...firsts.values()].some((entity) => entity.observations.some((content) => factOf(content)))) {
+    // declared keys are read (one request, before the write) only when that could fail: an entity with two values on one
+    // key, or a `key:` without a value. Other calls cost what they cost before (docs/history.md#single-valued-facts).
+    if ([...firsts.values()].some((entity) => mayBreakSingleValued(entity.observations))) {
       const singleValued = new Set(
         (await this.store.factKeys(workspace)).filter((key) => key.singleValued).map((key) => factKeyName(key.key)),
       );
@@ -344,6 +345,18 @@ export function nodesThroughLens(nodes: readonly (EntityNode | undefined)[], len
         ]
       : [],
   );
+}
+
+/** Whether some declared key could make these observations invalid: two on one key, or one with no value. */
+function mayBreakSingleValued(observations: readonly string[]): boolean {
+  const keys = new Set<string>();
+  for (const content of new Set(observations)) {
+    const fact = factOf(content);
+    if (!fact) continue;
+    if (fact.value === "" || keys.has(fact.key)) return true;
+    keys.add(fact.key);
+  }
+  return false;
 }
 
 /** A new entity's observations on single-valued keys: well formed (`key: value`), one value per key. */
