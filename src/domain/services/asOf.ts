@@ -1,6 +1,6 @@
 import { GraphReplay } from "../feed/replay.js";
 import { NotFoundError, ValidationError } from "../model/errors.js";
-import type { Direction, Entity, EntityNode, Relation } from "../model/model.js";
+import type { Entity, EntityNode, Relation } from "../model/model.js";
 import { parseTime } from "../model/validation.js";
 import type { GraphStore } from "../ports/store.js";
 import { subgraph } from "../rules/subgraph.js";
@@ -30,13 +30,6 @@ export class AsOfReads {
     const [node] = await this.nodes(workspace, [entityId], asOf);
     if (!node) throw new NotFoundError(`Entity '${label}' did not exist in workspace '${workspace}' at ${asOf}.`);
     return node;
-  }
-
-  async relations(workspace: string, entityId: string, label: string, direction: Direction, asOf: string): Promise<Relation[]> {
-    const node = await this.node(workspace, entityId, label, asOf);
-    return node.relations.filter(
-      (relation) => direction === "both" || (direction === "out" ? relation.fromEntityId === entityId : relation.toEntityId === entityId),
-    );
   }
 
   /**
