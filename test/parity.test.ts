@@ -40,8 +40,8 @@ const PARITY_TOOLS = [
 ];
 /** Our additions to the official input schemas. */
 const EXTRA_INPUTS: Record<string, string[]> = {
-  search_nodes: ["limit", "maxChars", "cursor"],
-  open_nodes: ["asOf", "maxChars"],
+  search_nodes: ["limit", "maxChars", "cursor", "validAt", "includeSuperseded"],
+  open_nodes: ["asOf", "maxChars", "validAt", "includeSuperseded"],
   // Optional: needed only past LIMITS.deleteEntitiesUnconfirmed entities by a client that cannot ask its user (docs/confirmation.md).
   delete_entities: ["confirm"],
   // Optional valid time and expiry of what is written (docs/history.md#two-times).
@@ -49,8 +49,12 @@ const EXTRA_INPUTS: Record<string, string[]> = {
   add_observations: ["validFrom", "validTo", "expiresAt", "ttlSeconds"],
   create_relations: ["validFrom", "validTo", "expiresAt", "ttlSeconds"],
 };
-/** With the tags group, our only additions to the official output schemas: optional tag fields on each entity. */
-const TAG_OUTPUTS: Record<string, string[]> = { search_nodes: ["tags", "observationTags"], open_nodes: ["tags", "observationTags"] };
+/**
+ * With the tags group, our only additions to the official output schemas: optional fields on each entity, its tags and (when
+ * the caller asks for valid time: docs/history.md#two-times) its validity.
+ */
+const ENTITY_EXTRAS = ["tags", "observationTags", "observationValidity", "expiresAt", "pinned"];
+const TAG_OUTPUTS: Record<string, string[]> = { search_nodes: ENTITY_EXTRAS, open_nodes: ENTITY_EXTRAS };
 
 describe("tools/list", () => {
   test("without the tags group, each official tool is listed with the same title, description, input and output schemas, and annotations", async () => {

@@ -3,10 +3,12 @@ import { copyFileSync, mkdirSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
 import type { Browser, Page } from "playwright-core";
 
+import { entityId } from "../src/domain/model/ids.js";
 import { hashApiKey } from "../src/http/auth/apiKeyVerifier.js";
 import { browserAvailable, launchBrowser } from "./support/browser.js";
 import { viewerBuildOnce } from "./support/build.js";
 import { connectClient, type McpTestClient, ok, startTestServer, type TestServer, uniqueWorkspace } from "./support/harness.js";
+import { partitionRows, rawTable } from "./support/rawRows.js";
 
 /**
  * The viewer in a real browser (issue #17): headless Debian Chromium driven by playwright-core, against the real local
@@ -15,6 +17,9 @@ import { connectClient, type McpTestClient, ok, startTestServer, type TestServer
 const KEYS = { writer: "viewer-writer-key-0123456789", reader: "viewer-reader-key-0123456789" };
 const XSS_NAME = "<img src=x onerror=alert(1)>";
 const XSS_OBSERVATION = '<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script>';
+/** A superseded observation and its replacement, which carries markup: "Show superseded" must render both as text. */
+const OLD_RETENTION = "retention: 30 days";
+const NEW_RETENTION = "retention: <b>90</b> days";
 
 /** More of a team's memory around them, so the graph (and the screenshot the README shows) has some shape. */
 const CONTEXT = ["Payments Team", "Invoice API", "Use Postgres", "Platform Team", "Reporting Job", "Retry Policy"];
@@ -42,8 +47,18 @@ beforeAll(async () => {
         { name: "Alice", entityType: "person", observations: ["On call for billing"] },
         { name: XSS_NAME, entityType: "attack", observations: [XSS_OBSERVATION] },
         ...CONTEXT.map((name, i) => ({ name, entityType: ["team", "service", "decision"][i % 3]!, observations: [`About ${name}`] })),
+        { name: "Retention Policy", entityType: "decision", observations: [OLD_RETENTION, NEW_RETENTION] },
       ],
     }),
+  );
+  // Superseded as supersede_observation leaves the row (docs/history.md#two-times), before anything reads the workspace.
+  const table = rawTable();
+  const old = (await partitionRows(table, workspace, { only: ["observation"] })).find(
+    (row) => row.entityId === entityId(workspace, "Retention Policy") && row.content === OLD_RETENTION,
+  )!;
+  await table.updateEntity(
+    { partitionKey: workspace, rowKey: old.rowKey, validTo: "2026-01-01T00:00:00.000Z", supersededBy: NEW_RETENTION },
+    "Merge",
   );
   ok(
     await writer.call("create_relations", {
@@ -109,7 +124,7 @@ async function openSignedIn(key: string): Promise<{ page: Page; incidents: strin
 run("the viewer in Chromium", () => {
   test("sign in with an API key, search, click a hit: the details panel shows its observations and tags", async () => {
     const { page, incidents } = await openSignedIn(KEYS.reader);
-    expect(await page.textContent("#summary")).toBe(`${4 + CONTEXT.length} entities · ${3 + CONTEXT.length} relations`);
+    expect(await page.textContent("#summary")).toBe(`${5 + CONTEXT.length} entities · ${3 + CONTEXT.length} relations`);
 
     await page.fill("#search", "billing");
     await page.press("#search", "Enter");
@@ -144,6 +159,29 @@ run("the viewer in Chromium", () => {
     // The markup stayed text: no element was made from it anywhere on the page, and nothing it carries ran.
     expect(await page.locator("img, body script").count()).toBe(0);
     expect(await page.evaluate(() => (window as unknown as { __pwned?: unknown }).__pwned)).toBeUndefined();
+    expect(incidents).toEqual([]);
+    await page.context().close();
+  });
+
+  test("show superseded: the panel reads again with includeSuperseded, strikes what is no longer true, all as text", async () => {
+    const { page, incidents } = await openSignedIn(KEYS.reader);
+    await page.fill("#search", "Retention");
+    await page.press("#search", "Enter");
+    await page.locator("#results button", { hasText: "Retention Policy" }).click();
+    const details = page.locator("#details");
+    await details.locator("h2", { hasText: "History" }).waitFor();
+    expect(await details.locator("li.observation .text").allTextContents()).toEqual([NEW_RETENTION]);
+
+    await page.check("#show-superseded");
+    await details.locator("li.observation.superseded").waitFor();
+    expect(await details.locator("li.observation .text").allTextContents()).toEqual([OLD_RETENTION, NEW_RETENTION]);
+    expect(await details.locator("li.observation.superseded s.text").textContent()).toBe(OLD_RETENTION);
+    expect(await details.locator("li.observation.superseded .status").textContent()).toBe(` (superseded, by: ${NEW_RETENTION})`);
+    expect(await page.locator("#details b").count()).toBe(0);
+
+    await page.uncheck("#show-superseded");
+    await details.locator("li.observation.superseded").waitFor({ state: "detached" });
+    expect(await details.locator("li.observation .text").allTextContents()).toEqual([NEW_RETENTION]);
     expect(incidents).toEqual([]);
     await page.context().close();
   });

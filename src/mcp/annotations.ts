@@ -16,7 +16,7 @@ export interface ToolHints {
 /** Reads: changes nothing, so calling again answers the same (absent other writers). */
 export const READ_ONLY: ToolHints = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
 
-/** Adds and changes nothing stored, but is not to be repeated blindly (create_entities, add_observations, restore_entity). */
+/** Adds and changes nothing stored, but is not to be repeated blindly (create_entities, add_observations). */
 export const ADDITIVE_WRITE: ToolHints = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false };
 
 /** Adds or updates, and a repeat with the same arguments changes nothing more (upserts, tagging, define_tag). */

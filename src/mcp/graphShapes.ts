@@ -107,6 +107,16 @@ export const entityValidityFields = {
 /** On a relation: its valid time and expiry (each present only when set). */
 export const relationValidityFields = validityFields;
 
+/**
+ * open_nodes' and search_nodes' shape with the tags toolset: the tagged entity, plus its validity fields, present only when
+ * the caller asked for valid time (validAt or includeSuperseded), so a default answer is the official one with tags.
+ * Without the tags toolset the shape stays exactly the official one, and no validity fields are added.
+ */
+export const timedTaggedGraph = {
+  entities: z.array(taggedEntity.extend(entityValidityFields)),
+  relations: z.array(officialRelation),
+};
+
 const withStatus = (validity: Validity | undefined, status: ReturnType<typeof statusOf>) =>
   validity || status !== "current" ? { ...validity, ...(status !== "current" ? { status } : {}) } : undefined;
 
@@ -147,13 +157,21 @@ const toOfficialRelation = (relation: Relation): z.infer<typeof officialRelation
   relationType: relation.relationType,
 });
 
-/** The official graph shape, with each entity's tags when `withTags` (the connection selected the tags toolset). */
+/**
+ * The official graph shape, with each entity's tags when `withTags` (the connection selected the tags toolset), and, with
+ * tags too, its validity fields as seen through `lens` when one is given (the caller asked for valid time).
+ */
 export function toOfficialGraph(
   graph: { entities: Entity[]; relations: Relation[] },
   withTags = false,
-): z.infer<z.ZodObject<typeof taggedGraph>> {
+  lens?: TimeLens,
+): z.infer<z.ZodObject<typeof timedTaggedGraph>> {
   return {
-    entities: graph.entities.map((entity) => ({ ...toOfficialEntity(entity), ...(withTags ? tagFieldsOf(entity) : {}) })),
+    entities: graph.entities.map((entity) => ({
+      ...toOfficialEntity(entity),
+      ...(withTags ? tagFieldsOf(entity) : {}),
+      ...(withTags && lens ? entityValidityOf(entity, lens) : {}),
+    })),
     relations: graph.relations.map(toOfficialRelation),
   };
 }
@@ -191,6 +209,7 @@ const graphEntity = z.object({
   ...authorshipFields,
   version: versionOutput.optional().describe("The version of its own fields (pass as expectedVersion). Absent in mode 'names'."),
   ...tagFields,
+  ...entityValidityFields,
 });
 
 /** A relation by its ends, as every tool that lists relations shows it (more fields may follow). */
@@ -217,6 +236,7 @@ const graphRelation = z.object({
   metadata: metadataOutput.optional().describe("Absent in mode 'names'."),
   ...authorshipFields,
   version: versionOutput.optional().describe("The version of its own fields (pass as expectedVersion). Absent in mode 'names'."),
+  ...relationValidityFields,
 });
 
 export const graphOutput = {
@@ -226,12 +246,16 @@ export const graphOutput = {
   cursor: z.string().optional().describe("Present when more entities follow: pass it back as `cursor` for the next page."),
 };
 
-/** read_graph's JSON; entities carry their tags when `withTags` (observation tags only in mode "full"). */
+/**
+ * read_graph's JSON; entities carry their tags when `withTags` (observation tags only in mode "full"), and entities and
+ * relations their validity fields where set, statuses as seen through `lens` (observations' only in mode "full").
+ */
 export function toGraphOutput(
   workspace: string,
   page: GraphPage,
   mode: "full" | "names" = "full",
   withTags = false,
+  lens?: TimeLens,
 ): z.infer<z.ZodObject<typeof graphOutput>> {
   const full = mode === "full";
   return {
@@ -242,10 +266,12 @@ export function toGraphOutput(
       entityType: e.entityType,
       ...(full ? { observations: e.observations, metadata: e.metadata, ...authorshipOf(e), version: versionOrLegacy(e) } : {}),
       ...(withTags ? tagFieldsOf(e) : {}),
+      ...(lens ? entityValidityOf(full ? e : { ...e, observationValidity: undefined }, lens) : {}),
     })),
     relations: page.relations.map((r) => ({
       ...relationEndsOf(r),
       ...(full ? { metadata: r.metadata, ...authorshipOf(r), version: versionOrLegacy(r) } : {}),
+      ...(lens ? relationValidityOf(r, lens) : {}),
     })),
     ...(page.cursor !== undefined ? { cursor: page.cursor } : {}),
   };
@@ -256,7 +282,7 @@ export function toGraphOutput(
  * (with the tags toolset, plus optional tag fields), indented JSON text, read-only annotations.
  */
 export const officialGraphAnswer = {
-  output: taggedGraph,
+  output: timedTaggedGraph,
   outputWithoutTags: officialGraph,
   annotations: READ_ONLY,
   exactOutputSchema: true,

@@ -1,4 +1,5 @@
 import type { Entity, Relation } from "../domain/model/model.js";
+import type { TimeLens } from "../domain/rules/validity.js";
 import { withinBudget } from "./budgets.js";
 import { indentedJson, toOfficialGraph } from "./graphShapes.js";
 
@@ -15,6 +16,8 @@ export async function officialGraphWithin(options: {
   listedAt: (relation: Relation) => number;
   relations: readonly Relation[];
   withTags: boolean;
+  /** The time lens the caller asked for, when it did: entities then carry their validity fields (toOfficialGraph). */
+  lens?: TimeLens;
   /** What to tell the caller when the answer stops at `end` (before the last entity). */
   continuation: (end: number) => Promise<Record<string, unknown>>;
 }): Promise<{ graph: ReturnType<typeof toOfficialGraph>; note?: string }> {
@@ -31,6 +34,7 @@ export async function officialGraphWithin(options: {
           relations: relations.filter((relation) => listedAt(relation) >= offset && listedAt(relation) < end),
         },
         withTags,
+        options.lens,
       );
       if (end >= entities.length) return { graph };
       return { graph, note: JSON.stringify({ truncated: true, ...(await options.continuation(end)) }) };

@@ -11,6 +11,7 @@ import type {
   Progress,
   RelationRef,
   RelationWrite,
+  ValidityRestore,
 } from "../domain/ports/store.js";
 import type { ExpiryOutcome, ExpiryTarget, SweepReport } from "../domain/ports/store.js";
 import type { BatchAnswer, BatchClaim, BatchStep } from "../domain/rules/batchModel.js";
@@ -36,6 +37,7 @@ import { type BoundWrites, prunedWrites } from "./writes/retention.js";
 import { endRelation, supersedeObservation, type SupersedeRequest } from "./writes/supersession.js";
 import { sweepExpired } from "./writes/sweep.js";
 import { tagWrites } from "./writes/tagWrites.js";
+import { restoreValidity } from "./writes/validityRestore.js";
 
 /** Every write of the stores (the tags' too): bound once, each followed by history pruning (retention.ts). */
 const WRITES = {
@@ -54,6 +56,7 @@ const WRITES = {
   ...tagWrites,
   setExpiry,
   sweepExpired,
+  restoreValidity,
 };
 
 /**
@@ -193,5 +196,9 @@ export class TableGraphStore implements GraphStore {
 
   sweepExpired(workspace: string, actor: Actor, options: { dryRun: boolean; nowMs: number }): Promise<SweepReport> {
     return this.writes.sweepExpired(workspace, actor, options);
+  }
+
+  restoreValidity(workspace: string, actor: Actor, restore: ValidityRestore): Promise<void> {
+    return this.writes.restoreValidity(workspace, actor, restore);
   }
 }

@@ -1,7 +1,7 @@
 import { byId, el, linkButton, swatch } from "./dom.js";
 import { merge } from "./graph.js";
 import type { ToolInfo } from "./rpc.js";
-import { addEntity, api, type ChangeEvent, entities, type EntityView, type RelationView, view } from "./state.js";
+import { addEntity, api, type ChangeEvent, entities, type EntityView, type FactValidity, type RelationView, view } from "./state.js";
 
 /** One entity: its panel (details, relations, history), selecting it, and expanding its neighbourhood. */
 
@@ -54,22 +54,25 @@ export async function showDetails(name: string): Promise<void> {
   panel.hidden = false;
   byId("app").classList.remove("no-details");
   panel.replaceChildren(el("h3", {}, name), el("p", { className: "muted" }, "Loading…"));
-  let entity = entities.get(name);
-  if (!entity?.observations) {
-    const opened = await api.call<{ entities: EntityView[] }>("open_nodes", { names: [name] });
-    if (opened.entities[0]) addEntity(opened.entities[0]);
-    entity = entities.get(name);
-  }
+  view.selected = name;
+  // The panel reads the entity each time it opens (in parallel with the rest), so it shows the facts true now whatever
+  // put it in the page (a search hit carries what its tool returned). "Show superseded" reads it with everything not true
+  // any more, marked; that read is not kept, so the graph and a later panel show current facts.
+  const lens = view.showSuperseded ? { includeSuperseded: true } : {};
   // The history's oldest event is the creation; the newest events come from the feed, newest first.
   const withHistory = view.tools.has("get_entity_history") && view.tools.has("get_changes");
-  const [links, first, recent] = await Promise.all([
-    api.call<{ relations: { fromName: string; toName: string; relationType: string; createdBy?: string }[] }>("get_entity_relations", {
-      entityName: name,
-      direction: "both",
-    }),
+  const [opened, links, first, recent] = await Promise.all([
+    api.call<{ entities: EntityView[] }>("open_nodes", { names: [name], ...lens }),
+    api.call<{ relations: { fromName: string; toName: string; relationType: string; createdBy?: string; status?: string }[] }>(
+      "get_entity_relations",
+      { entityName: name, direction: "both", ...lens },
+    ),
     withHistory ? api.call<{ events: ChangeEvent[] }>("get_entity_history", { entityName: name, limit: 1 }) : undefined,
     withHistory ? api.call<{ events: ChangeEvent[] }>("get_changes", { entityName: name, limit: 10 }) : undefined,
   ]);
+  const read = opened.entities[0];
+  if (read && !view.showSuperseded) addEntity(read);
+  const entity = read && { ...entities.get(name), ...read };
   if (!entity) {
     panel.replaceChildren(el("h3", {}, name), el("p", { className: "muted" }, "This entity no longer exists."));
     return;
@@ -95,7 +98,7 @@ export async function showDetails(name: string): Promise<void> {
       "ul",
       { className: "observations" },
       ...(entity.observations ?? []).map((text) =>
-        el("li", { className: "observation" }, el("span", { className: "text" }, text), tagList(entity?.observationTags?.[text] ?? [])),
+        observationItem(text, entity?.observationValidity?.[text], tagList(entity?.observationTags?.[text] ?? [])),
       ),
     ),
     el("h2", {}, `Relations (${links.relations.length})`),
@@ -112,6 +115,7 @@ export async function showDetails(name: string): Promise<void> {
             r.fromName === name ? r.toName : r.fromName,
             () => void focus({ name: r.fromName === name ? r.toName : r.fromName, entityType: "" }),
           ),
+          r.status ? el("span", { className: "muted status" }, ` (${r.status})`) : undefined,
         ),
       ),
     ),
@@ -121,6 +125,23 @@ export async function showDetails(name: string): Promise<void> {
       {},
       ...events.map((event) => el("li", {}, el("span", { className: "muted" }, `${event.at} ${event.principal}: `), event.summary)),
     ),
+  );
+}
+
+/**
+ * One observation: its text, struck through when it is not true now (superseded, ended, not yet valid), with its status
+ * and what replaced it. Every string stays a text node (dom.ts).
+ */
+function observationItem(text: string, validity: FactValidity | undefined, tags: HTMLElement | undefined): HTMLElement {
+  const status = validity?.status;
+  if (!status) return el("li", { className: "observation" }, el("span", { className: "text" }, text), tags);
+  const note = validity.supersededBy !== undefined ? `${status}, by: ${validity.supersededBy}` : status;
+  return el(
+    "li",
+    { className: `observation ${status}` },
+    el("s", { className: "text" }, text),
+    el("span", { className: "muted status" }, ` (${note})`),
+    tags,
   );
 }
 

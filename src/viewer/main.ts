@@ -147,6 +147,11 @@ async function start(): Promise<void> {
     void search(input.value).catch(failed);
   });
   for (const id of ["filter-type", "filter-relation"]) byId(id).addEventListener("change", applyFilters);
+  const superseded = byId<HTMLInputElement>("show-superseded");
+  superseded.addEventListener("change", () => {
+    view.showSuperseded = superseded.checked;
+    if (view.selected !== undefined) void showDetails(view.selected).catch(failed);
+  });
   const tagFilter = byId<HTMLSelectElement>("filter-tag");
   tagFilter.addEventListener("change", () => void chooseTag(tagFilter.value).catch(failed));
   // Interactive: the graph is drawn and the search box takes input (what the bench measures, docs/viewer.md#bench).

@@ -19,6 +19,16 @@ export interface EntityView {
   createdAt?: string;
   updatedAt?: string;
   metadata?: Record<string, unknown>;
+  /** With includeSuperseded: observation content -> its valid time and status (docs/history.md#two-times). */
+  observationValidity?: Record<string, FactValidity>;
+}
+/** A fact's valid time as the read tools return it; `status` is absent when it is current. */
+export interface FactValidity {
+  validFrom?: string;
+  validTo?: string;
+  supersededBy?: string;
+  expiresAt?: string;
+  status?: string;
 }
 export interface RelationView {
   id?: string;
@@ -51,7 +61,11 @@ export const view: {
   cy: Core | undefined;
   /** The entities carrying the chosen tag (on themselves or an observation), from get_entities_by_tag; undefined: no tag chosen. */
   tagged: Set<string> | undefined;
-} = { tools: new Map(), cy: undefined, tagged: undefined };
+  /** "Show superseded": the details panel reads with includeSuperseded and marks what is no longer true. */
+  showSuperseded: boolean;
+  /** The entity the details panel shows, to read again when the toggle changes. */
+  selected: string | undefined;
+} = { tools: new Map(), cy: undefined, tagged: undefined, showSuperseded: false, selected: undefined };
 
 export function addEntity(entity: EntityView): void {
   const known = entities.get(entity.name);

@@ -1,5 +1,5 @@
 import type { ChangeEvent, FeedPosition } from "../feed/history.js";
-import type { Actor, Direction, EntityNode, Metadata, TagDefinition, Validity } from "../model/model.js";
+import type { Actor, Direction, EntityNode, Metadata, Relation, TagDefinition, Validity } from "../model/model.js";
 import type { BatchAnswer, BatchClaim, BatchStep } from "../rules/batchModel.js";
 import type { MergeReport } from "../rules/curationModel.js";
 import type { TraversalPort } from "../rules/navigation.js";
@@ -282,6 +282,12 @@ export interface GraphStore {
    * workspace's rows, recording events. Each delete holds If-Match on the ETag read, so a renewal racing it wins.
    */
   sweepExpired(workspace: string, actor: Actor, options: { dryRun: boolean; nowMs: number }): Promise<SweepReport>;
+  /**
+   * Merges validity patches (Validity: "" and `pinned: false` clear a field) onto an entity's rows as they are: its own
+   * expiry, observations', relations' (all three rows), each recorded as its `*.updated` change (restore_entity's undo).
+   * Throws NotFoundError when a row went meanwhile.
+   */
+  restoreValidity(workspace: string, actor: Actor, restore: ValidityRestore): Promise<void>;
 }
 
 /** What set_expiry changes: an entity, one of its observations, or a relation. */
@@ -306,6 +312,18 @@ export type SweptItem =
 export interface SweepReport {
   items: SweptItem[];
   skipped: (SweptItem & { reason: string })[];
+}
+
+/** What restoreValidity patches: rows of one entity that exist. */
+export interface ValidityRestore {
+  entity: { id: string; name: string; entityType: string; metadata: Metadata };
+  /** The entity's own expiry and pin. */
+  entityValidity?: Validity;
+  observations: readonly { content: string; validity: Validity }[];
+  relations: readonly {
+    relation: Pick<Relation, "id" | "fromEntityId" | "fromName" | "toEntityId" | "toName" | "relationType">;
+    validity: Validity;
+  }[];
 }
 
 export interface EventQuery {

@@ -1,6 +1,6 @@
 import { GraphReplay } from "../feed/replay.js";
 import { NotFoundError, ValidationError } from "../model/errors.js";
-import type { Direction, Entity, EntityNode, Relation } from "../model/model.js";
+import type { Entity, EntityNode, Relation } from "../model/model.js";
 import { parseTime } from "../model/validation.js";
 import type { GraphStore } from "../ports/store.js";
 import { subgraph } from "../rules/subgraph.js";
@@ -25,12 +25,11 @@ export class AsOfReads {
     return subgraph(nodes.filter((node): node is EntityNode => node !== undefined));
   }
 
-  async relations(workspace: string, entityId: string, label: string, direction: Direction, asOf: string): Promise<Relation[]> {
+  /** One entity as of `asOf`, with every relation touching it (as the feed held them: the caller applies the time lens). */
+  async node(workspace: string, entityId: string, label: string, asOf: string): Promise<EntityNode> {
     const [node] = await this.nodes(workspace, [entityId], asOf);
     if (!node) throw new NotFoundError(`Entity '${label}' did not exist in workspace '${workspace}' at ${asOf}.`);
-    return node.relations.filter(
-      (relation) => direction === "both" || (direction === "out" ? relation.fromEntityId === entityId : relation.toEntityId === entityId),
-    );
+    return node;
   }
 
   /**

@@ -13,8 +13,9 @@ import {
 } from "../model/validation.js";
 import type { EntitySummary, GraphStore } from "../ports/store.js";
 import { type EntityRef, idOf } from "../rules/entityRef.js";
-import { checkValidityInput, type ValidityInput } from "../rules/validity.js";
+import { checkValidityInput, entityShows, isExpired, lensOf, relationShows, type TimeLens, type ValidityInput } from "../rules/validity.js";
 import type { AsOfReads } from "./asOf.js";
+import type { LensArgs } from "./graphService.js";
 
 export interface UpsertEntityInput extends ValidityInput {
   name: string;
@@ -42,7 +43,7 @@ export class CoreService {
   constructor(
     private readonly store: GraphStore,
     private readonly asOf: AsOfReads,
-    /** Now, in ms: what an expiry on write is checked against (docs/history.md#two-times). */
+    /** Now, in ms: what an expiry on write is checked against, and "true now" on reads (docs/history.md#two-times). */
     private readonly clock: () => number = Date.now,
   ) {}
 
@@ -107,17 +108,35 @@ export class CoreService {
     }
   }
 
+  /**
+   * The entity's relations in one direction, seen through the time lens (docs/history.md#two-times): an expired entity is
+   * not found; ended and not-yet-valid relations show only with includeSuperseded. With asOf, as the feed held them then.
+   */
   async getEntityRelations(
     workspace: string,
     ref: EntityRef,
     direction: Direction,
-    asOf?: string,
-  ): Promise<{ entityId: string; entity?: Entity; relations: Relation[] }> {
+    options: { asOf?: string } & LensArgs = {},
+  ): Promise<{ entityId: string; entity?: Entity; relations: Relation[]; lens: TimeLens }> {
     const id = idOf(workspace, ref, { id: "entityId", name: "entityName" });
-    if (asOf !== undefined) return { entityId: id, relations: await this.asOf.relations(workspace, id, ref.name ?? id, direction, asOf) };
+    const lens = lensOf(options, this.clock());
+    const label = ref.name ?? ref.id;
+    if (options.asOf !== undefined) {
+      const node = await this.asOf.node(workspace, id, label ?? id, options.asOf);
+      if (!entityShows(node.entity, lens)) throw expired(label, workspace, node.entity.expiresAt, `at ${options.asOf}`);
+      const relations = node.relations.filter(
+        (relation) =>
+          (direction === "both" || (direction === "out" ? relation.fromEntityId === id : relation.toEntityId === id)) &&
+          relationShows(relation, lens),
+      );
+      return { entityId: id, relations, lens };
+    }
     const node = await this.store.getEntityRelations(workspace, id, direction);
-    if (!node) throw new NotFoundError(`Entity '${ref.name ?? ref.id}' not found in workspace '${workspace}'.`);
-    return { entityId: id, entity: node.entity, relations: node.relations };
+    if (!node) throw new NotFoundError(`Entity '${label}' not found in workspace '${workspace}'.`);
+    if (isExpired({ expiresAt: node.entity.expiresAt, pinned: node.entity.pinned }, lens.heldAt)) {
+      throw expired(label, workspace, node.entity.expiresAt, "");
+    }
+    return { entityId: id, entity: node.entity, relations: node.relations.filter((relation) => relationShows(relation, lens)), lens };
   }
 
   /**
@@ -135,6 +154,14 @@ export class CoreService {
     if (!summary) throw endpointMissing(role, ref);
     return summary;
   }
+}
+
+/** An expired entity reads as absent (docs/history.md#two-times); the message says why, and how to keep such an entity. */
+function expired(label: string | undefined, workspace: string, expiresAt: string | undefined, when: string): NotFoundError {
+  return new NotFoundError(
+    `Entity '${label}' not found in workspace '${workspace}'${when ? ` ${when}` : ""}: it expired at ${expiresAt}. ` +
+      "To keep an entity past its expiry, pin it or move its expiry with set_expiry before it passes.",
+  );
 }
 
 function endpointMissing(role: "Source" | "Target", ref: EntityRef): NotFoundError {

@@ -18,8 +18,21 @@ import {
 } from "../model/validation.js";
 import type { GraphIndex } from "../ports/graphIndex.js";
 import type { GraphStore } from "../ports/store.js";
+import { searchTextOf, substringRank } from "../rules/search.js";
 import { subgraph } from "../rules/subgraph.js";
-import { checkValidityInput, factKeyName, factOf, heldValidity, singleValuedFactOf, type ValidityInput } from "../rules/validity.js";
+import {
+  checkValidityInput,
+  entityThroughLens,
+  factKeyName,
+  factOf,
+  graphThroughLens,
+  heldValidity,
+  lensOf,
+  relationShows,
+  singleValuedFactOf,
+  type TimeLens,
+  type ValidityInput,
+} from "../rules/validity.js";
 import type { AsOfReads } from "./asOf.js";
 import { importGraph, type ImportInput, type ImportProgress, type ImportReport } from "./importGraph.js";
 
@@ -36,35 +49,49 @@ export class GraphService {
     private readonly index: GraphIndex,
     private readonly asOf: AsOfReads,
     private readonly cursors: CursorCodec,
-    /** Now, in ms: what an expiry on write is checked against (docs/history.md#two-times). */
+    /** Now, in ms: what an expiry on write is checked against, and "true now" on reads (docs/history.md#two-times). */
     private readonly clock: () => number = Date.now,
   ) {}
 
   /**
    * The graph, or one page of it: `limit` entities (all when absent) and the relations whose source is
-   * among them, so paging through returns every relation exactly once.
+   * among them, so paging through returns every relation exactly once. Seen through the time lens
+   * (docs/history.md#two-times): what the index pages is then filtered, so a page may hold fewer than `limit`
+   * entities (the cursor still continues after the last one paged). With `asOf`, the replay as of then, seen as
+   * held then (expiry judged at asOf). The lens is returned so results can mark what they show.
    */
   async readGraph(
     workspace: string,
-    options: { limit?: number; cursor?: string; mode?: ReadMode; asOf?: string } = {},
-  ): Promise<GraphPage> {
+    options: { limit?: number; cursor?: string; mode?: ReadMode; asOf?: string } & LensArgs = {},
+  ): Promise<GraphPage & { lens: TimeLens }> {
     if (options.limit !== undefined) checkLimit(options.limit, "limit");
+    const lens = lensOf(options, this.clock());
     if (options.asOf !== undefined) {
       if (options.limit !== undefined || options.cursor !== undefined) {
         throw new ValidationError("asOf reads the whole graph as it was, without pages: omit limit and cursor with asOf.");
       }
-      const graph = await this.asOf.graph(workspace, options.asOf);
+      const graph = graphThroughLens(await this.asOf.graph(workspace, options.asOf), lens);
       return options.mode === "names"
-        ? { ...graph, entities: graph.entities.map((entity) => ({ ...entity, observations: [], metadata: {} })) }
-        : graph;
+        ? {
+            ...graph,
+            entities: graph.entities.map(({ observationValidity: _validity, ...entity }) => ({
+              ...entity,
+              observations: [],
+              metadata: {},
+            })),
+            lens,
+          }
+        : { ...graph, lens };
     }
     const scope = { workspace, mode: options.mode ?? "full" };
     const after = options.cursor === undefined ? undefined : await this.cursors.decode(scope, options.cursor);
     const page = await this.index.readGraph(workspace, { limit: options.limit, after, mode: scope.mode });
+    const seen = graphThroughLens(page, lens);
     return {
-      entities: page.entities,
-      relations: page.relations,
+      entities: seen.entities,
+      relations: seen.relations,
       ...(page.after !== undefined ? { cursor: await this.cursors.encode(scope, page.after) } : {}),
+      lens,
     };
   }
 
@@ -226,23 +253,32 @@ export class GraphService {
     );
   }
 
-  /** The named entities (unknown names skipped) and every relation touching at least one of them. One range read per name. */
-  async openNodes(workspace: string, names: readonly string[], asOf?: string): Promise<{ entities: Entity[]; relations: Relation[] }> {
+  /**
+   * The named entities (unknown names skipped) and every relation touching at least one of them. One range read per name.
+   * Seen through the time lens: an expired entity is skipped as if absent (docs/history.md#two-times).
+   */
+  async openNodes(
+    workspace: string,
+    names: readonly string[],
+    options: { asOf?: string } & LensArgs = {},
+  ): Promise<{ entities: Entity[]; relations: Relation[]; lens: TimeLens }> {
     checkCount(names, "names", LIMITS.itemsPerCall);
     names.forEach((name, i) => checkEntityNameLookup(name, `names[${i}]`));
+    const lens = lensOf(options, this.clock());
     const distinct = [...new Set(names)];
-    if (asOf !== undefined) {
-      return this.asOf.openNodes(
+    if (options.asOf !== undefined) {
+      const graph = await this.asOf.openNodes(
         workspace,
         distinct.map((name) => entityId(workspace, name)),
-        asOf,
+        options.asOf,
       );
+      return { ...graphThroughLens(graph, lens), lens };
     }
     const nodes = await this.store.getEntities(
       workspace,
       distinct.map((name) => entityId(workspace, name)),
     );
-    return subgraph(nodes.filter((node): node is EntityNode => node !== undefined));
+    return { ...subgraph(nodesThroughLens(nodes, lens)), lens };
   }
 
   /** Merges a graph file (server-memory's format, parsed) into the workspace; see importGraph. */
@@ -259,14 +295,57 @@ export class GraphService {
     workspace: string,
     query: string,
     limit = DEFAULT_SEARCH_LIMIT,
-  ): Promise<{ entities: Entity[]; relations: Relation[] }> {
+    options: LensArgs = {},
+  ): Promise<{ entities: Entity[]; relations: Relation[]; lens: TimeLens }> {
     checkLimit(limit, "limit");
     checkQuery(query, "query");
-    return subgraph(await this.index.searchNodes(workspace, query, limit));
+    const lens = lensOf(options, this.clock());
+    const needle = query.toLowerCase();
+    // The index matches every observation it holds, superseded ones too: the rule is checked again on each entity as seen
+    // through the lens, so text no longer true makes no hit. Seeing drops entities but keeps the rank order of the rest (a
+    // name or type match stays one), so asking for more than `limit` and cutting after is exact; asking again (one more
+    // request) happens only when more matches were hidden than the margin.
+    for (let asked = limit + SEARCH_MARGIN; ; asked *= 4) {
+      const nodes = await this.index.searchNodes(workspace, query, asked);
+      const shown = nodesThroughLens(nodes, lens).filter((node) => substringRank(searchTextOf(node.entity), needle) !== undefined);
+      if (shown.length >= limit || nodes.length < asked) return { ...subgraph(shown.slice(0, limit)), lens };
+    }
   }
 }
 
 export const DEFAULT_SEARCH_LIMIT = 50;
+
+/** How many more matches search_nodes asks the index for than it returns, for those the time lens hides. */
+const SEARCH_MARGIN = 50;
+
+/** What a read asks of the two times (docs/history.md#two-times): lensOf's arguments without asOf. */
+export interface LensArgs {
+  validAt?: string;
+  includeSuperseded?: boolean;
+}
+
+/**
+ * Entity nodes (as a store or index read them) seen through the lens: those that show, each with its observations that
+ * show and its relations that show, without relations to an entity among `nodes` that does not show. An endpoint outside
+ * `nodes` is not read again (that would cost a request per endpoint): the sweep removes an expired one's relations.
+ */
+export function nodesThroughLens(nodes: readonly (EntityNode | undefined)[], lens: TimeLens): EntityNode[] {
+  const present = nodes.filter((node): node is EntityNode => node !== undefined);
+  const seen = present.map((node) => ({ node, entity: entityThroughLens(node.entity, lens) }));
+  const hidden = new Set(seen.filter(({ entity }) => !entity).map(({ node }) => node.entity.id));
+  return seen.flatMap(({ node, entity }) =>
+    entity
+      ? [
+          {
+            entity,
+            relations: node.relations.filter(
+              (relation) => !hidden.has(relation.fromEntityId) && !hidden.has(relation.toEntityId) && relationShows(relation, lens),
+            ),
+          },
+        ]
+      : [],
+  );
+}
 
 /** Whether some declared key could make these observations invalid: two on one key, or one with no value. */
 function mayBreakSingleValued(observations: readonly string[]): boolean {

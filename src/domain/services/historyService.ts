@@ -88,9 +88,12 @@ export class HistoryService {
     return this.page(own, "oldest", limit, after, (last) => this.cursors.encode(scope, last));
   }
 
-  /** Brings back a deleted entity (docs/history.md#restoring-a-deleted-entity; restore.ts). */
-  restoreEntity(workspace: string, actor: Actor, name: string, asOf?: string): Promise<RestoreReport> {
-    return new EntityRestore(this.store, (ws, time) => this.asOf.at(ws, time)).restore(workspace, actor, name, asOf);
+  /**
+   * Brings back a deleted entity (docs/history.md#restoring-a-deleted-entity; restore.ts), or, with `rollBack`, rolls one
+   * that exists back to its state at asOf (the undo of supersessions, endings and expiry changes).
+   */
+  restoreEntity(workspace: string, actor: Actor, name: string, asOf?: string, rollBack = false): Promise<RestoreReport> {
+    return new EntityRestore(this.store, (ws, time) => this.asOf.at(ws, time)).restore(workspace, actor, name, asOf, rollBack);
   }
 
   private async page(

@@ -3,14 +3,16 @@ import { GraphReplay } from "../feed/replay.js";
 import { ConflictError, NotFoundError, ValidationError } from "../model/errors.js";
 import { entityId as entityIdOf, observationId as observationIdOf, relationId, tagId } from "../model/ids.js";
 import { LIMITS } from "../model/limits.js";
-import type { Actor, EntityNode } from "../model/model.js";
+import type { Actor, EntityNode, Relation, Validity } from "../model/model.js";
 import { checkEntityName } from "../model/validation.js";
-import type { GraphStore, RelationWrite } from "../ports/store.js";
+import type { GraphStore, RelationWrite, ValidityRestore } from "../ports/store.js";
+import { entityValidity, relationValidity } from "../rules/validity.js";
 
 /**
  * restore_entity (docs/history.md#restoring-a-deleted-entity): brings back a deleted entity, as it was just before
  * the call that deleted it or at a given time, through the store's writes (so it records events and
- * can be undone like any write).
+ * can be undone like any write). On an entity that exists, with `asOf`, it rolls the entity back to its state then
+ * (undo): what supersede_observation, end_relation, set_expiry and later additions changed since is put back.
  */
 
 /**
@@ -36,6 +38,26 @@ export interface RestoreReport {
   relationsSkipped: number;
   tags: string[];
   observationTags: number;
+  /** On an entity that exists (a roll back to asOf): what was put back. */
+  rolledBack?: RollBack;
+}
+
+/** What rolling an existing entity back to asOf changed. */
+export interface RollBack {
+  /** Observations whose valid time or expiry was put back as it was (a supersession or an ending undone, say). */
+  observationsRestored: string[];
+  /** Observations added since asOf, deleted (the feed keeps them). */
+  observationsRemoved: string[];
+  /** Observations deleted since asOf, added back. */
+  observationsAddedBack: string[];
+  /** Relations whose valid time or expiry was put back (an end_relation undone, say), as "from relationType to". */
+  relationsRestored: string[];
+  /** Relations created since asOf, deleted. */
+  relationsRemoved: string[];
+  /** Relations deleted since asOf, created again (to entities that exist now). */
+  relationsAddedBack: string[];
+  /** The entity's own expiry and pin were put back. */
+  expiryRestored: boolean;
 }
 
 export class EntityRestore {
@@ -45,7 +67,7 @@ export class EntityRestore {
     private readonly checkAsOf: (workspace: string, asOf: string) => Promise<number>,
   ) {}
 
-  async restore(workspace: string, actor: Actor, name: string, asOf?: string): Promise<RestoreReport> {
+  async restore(workspace: string, actor: Actor, name: string, asOf?: string, rollBack = false): Promise<RestoreReport> {
     checkEntityName(name, "entityName");
     const id = entityIdOf(workspace, name);
     const at = asOf === undefined ? undefined : await this.checkAsOf(workspace, asOf);
@@ -53,9 +75,16 @@ export class EntityRestore {
       this.store.getEntitySummary(workspace, id),
       this.store.events(workspace, { entityId: id }),
     ]);
+    if (rollBack && at === undefined) {
+      throw new ValidationError("rollBack needs asOf: the time to roll the entity back to (get_entity_history shows its changes).");
+    }
+    // Only when asked: two restores of a deleted entity racing must still make one of them a ConflictError (not a roll back).
+    if (current && rollBack) return this.rollBack(workspace, actor, name, id, events, at!);
     if (current) {
       throw new ConflictError(
-        `Entity '${name}' exists in workspace '${workspace}': restore_entity brings back a deleted entity. Delete it first to replace it with an earlier state.`,
+        `Entity '${name}' exists in workspace '${workspace}': restore_entity brings back a deleted entity. To roll it back to an ` +
+          "earlier state instead (undoing supersessions, endings, expiry changes and later additions), call it again with asOf and " +
+          "rollBack: true. Or delete it first to replace it with an earlier state.",
       );
     }
     if (events.length === 0) throw new NotFoundError(`Entity '${name}' has no history in workspace '${workspace}'. Names match exactly.`);
@@ -72,6 +101,137 @@ export class EntityRestore {
       );
     }
     return { ...(await this.write(workspace, actor, name, node)), restoredAsOf: restoredAsOf ?? node.entity.updatedAt };
+  }
+
+  /**
+   * Rolls an existing entity back to its state at `at` (undo): observations and relations closed since are reopened and
+   * their valid time and expiry put back (validity patches, observation.updated / relation.updated), those added since are
+   * deleted (the feed keeps them), those deleted since are added back, and its own expiry is put back. Its type and metadata
+   * are put back too; its tags are left as they are.
+   */
+  private async rollBack(
+    workspace: string,
+    actor: Actor,
+    name: string,
+    id: string,
+    events: readonly ChangeEvent[],
+    at: number,
+  ): Promise<RestoreReport> {
+    const restoredAsOf = new Date(at).toISOString();
+    const then = new GraphReplay().apply(events.filter((event) => committedMs(event) <= at)).node(id);
+    if (!then) {
+      throw new NotFoundError(`Entity '${name}' did not exist at ${restoredAsOf}. get_entity_history shows when it did.`);
+    }
+    const [now] = await this.store.getEntities(workspace, [id]);
+    if (!now)
+      throw new ConflictError(`Entity '${name}' was deleted while restore_entity read it. Nothing was written. Call restore_entity again.`);
+    const was = new Set(then.entity.observations);
+    const is = new Set(now.entity.observations);
+    const removed = now.entity.observations.filter((content) => !was.has(content));
+    const addedBack = then.entity.observations.filter((content) => !is.has(content));
+    const thenRelations = new Map(then.relations.map((relation) => [relation.id, relation]));
+    const nowRelations = new Map(now.relations.map((relation) => [relation.id, relation]));
+    const relationsRemoved = now.relations.filter((relation) => !thenRelations.has(relation.id));
+    const relationsMissing = then.relations.filter((relation) => !nowRelations.has(relation.id));
+
+    const { entityType, metadata } = then.entity;
+    if (entityType !== now.entity.entityType || JSON.stringify(metadata) !== JSON.stringify(now.entity.metadata)) {
+      await this.store.upsertEntity(workspace, actor, { id, name: now.entity.name, entityType, metadata, observations: [] });
+    }
+    if (removed.length > 0) await this.store.deleteObservations(workspace, actor, [{ entityId: id, contents: removed }]);
+    if (addedBack.length > 0) {
+      const { missing } = await this.store.addObservations(workspace, actor, [{ entityId: id, contents: addedBack }]);
+      if (missing.length > 0) throw deletedMeanwhile(name);
+    }
+    if (relationsRemoved.length > 0) await this.store.deleteRelations(workspace, actor, relationsRemoved);
+    const relationsAddedBack = await this.relationsBack(workspace, actor, id, now.entity.name, relationsMissing);
+
+    // Valid time and expiry: every observation and relation held now (or just added back) whose validity differs from then.
+    const nowValidity = (content: string) => (addedBack.includes(content) ? undefined : now.entity.observationValidity?.get(content));
+    const observations = then.entity.observations.flatMap((content) => {
+      const validity = patchTo(nowValidity(content), then.entity.observationValidity?.get(content));
+      return validity ? [{ content, validity }] : [];
+    });
+    const back = new Set(relationsAddedBack.map((relation) => relation.id));
+    const relations = then.relations.flatMap((relation) => {
+      const held = nowRelations.get(relation.id);
+      if (!held && !back.has(relation.id)) return [];
+      const validity = patchTo(held && relationValidity(held), relationValidity(relation));
+      return validity ? [{ relation: relationsAddedBack.find((r) => r.id === relation.id) ?? held!, validity }] : [];
+    });
+    const entityPatch = patchTo(entityValidity(now.entity), entityValidity(then.entity));
+    if (observations.length > 0 || relations.length > 0 || entityPatch) {
+      const restore: ValidityRestore = {
+        entity: { id, name: now.entity.name, entityType, metadata },
+        ...(entityPatch ? { entityValidity: entityPatch } : {}),
+        observations,
+        relations,
+      };
+      try {
+        await this.store.restoreValidity(workspace, actor, restore);
+      } catch (error) {
+        if (error instanceof NotFoundError) throw deletedMeanwhile(name);
+        throw error;
+      }
+    }
+    const label = (relation: Relation) => `${relation.fromName} ${relation.relationType} ${relation.toName}`;
+    return {
+      entityName: now.entity.name,
+      entityId: id,
+      restoredAsOf,
+      observations: then.entity.observations.length,
+      relations: then.relations.length - (relationsMissing.length - relationsAddedBack.length),
+      relationsSkipped: relationsMissing.length - relationsAddedBack.length,
+      tags: [],
+      observationTags: 0,
+      rolledBack: {
+        observationsRestored: observations.filter(({ content }) => !addedBack.includes(content)).map(({ content }) => content),
+        observationsRemoved: removed,
+        observationsAddedBack: addedBack,
+        relationsRestored: relations.filter(({ relation }) => !back.has(relation.id)).map(({ relation }) => label(relation)),
+        relationsRemoved: relationsRemoved.map(label),
+        relationsAddedBack: relationsAddedBack.map(label),
+        expiryRestored: entityPatch !== undefined,
+      },
+    };
+  }
+
+  /** Creates again the relations deleted since, to entities that exist now (named as they are now); returns those created. */
+  private async relationsBack(
+    workspace: string,
+    actor: Actor,
+    id: string,
+    name: string,
+    relations: readonly Relation[],
+  ): Promise<Relation[]> {
+    if (relations.length === 0) return [];
+    const others = [...new Set(relations.map((relation) => (relation.fromEntityId === id ? relation.toEntityId : relation.fromEntityId)))];
+    const present = new Map<string, string>([[id, name]]);
+    const summaries = await Promise.all(others.map((other) => this.store.getEntitySummary(workspace, other)));
+    summaries.forEach((summary, i) => summary && present.set(others[i]!, summary.name));
+    const writes = relations
+      .filter((relation) => present.has(relation.fromEntityId) && present.has(relation.toEntityId))
+      .map((relation) => ({
+        ...relation,
+        fromName: present.get(relation.fromEntityId)!,
+        toName: present.get(relation.toEntityId)!,
+      }));
+    const { created } = await this.store.createRelations(
+      workspace,
+      actor,
+      writes.map((relation): RelationWrite => ({
+        id: relation.id,
+        fromEntityId: relation.fromEntityId,
+        fromName: relation.fromName,
+        toEntityId: relation.toEntityId,
+        toName: relation.toName,
+        relationType: relation.relationType,
+        metadata: relation.metadata,
+      })),
+      { allOrNothing: false },
+    );
+    const made = new Set(created);
+    return writes.filter((relation) => made.has(relation.id));
   }
 
   /**
@@ -237,6 +397,26 @@ function fromBeforeImages(
       .map((change): Change => ({ ...change, kind: "tag.created" })),
   ];
   return new GraphReplay().apply([{ ...deletion, changes }]).node(id);
+}
+
+/**
+ * The patch that turns a held validity into another (Validity as a patch: "" and `pinned: false` clear a field), or
+ * undefined when they agree.
+ */
+export function patchTo(held: Validity | undefined, wanted: Validity | undefined): Validity | undefined {
+  const patch: Validity = {};
+  for (const field of ["validFrom", "validTo", "supersededBy", "expiresAt"] as const) {
+    if ((held?.[field] ?? "") !== (wanted?.[field] ?? "")) patch[field] = wanted?.[field] ?? "";
+  }
+  if ((held?.pinned ?? false) !== (wanted?.pinned ?? false)) patch.pinned = wanted?.pinned ?? false;
+  return Object.keys(patch).length > 0 ? patch : undefined;
+}
+
+function deletedMeanwhile(name: string): ConflictError {
+  return new ConflictError(
+    `Entity '${name}' (or a row of it) was deleted while restore_entity rolled it back; part of the roll back may be written. ` +
+      "get_entity_history shows what was; call restore_entity again with the same asOf to finish it.",
+  );
 }
 
 /** The refusal for an entity a merge took into another: restoring it would hold its data twice. */

@@ -1,7 +1,7 @@
 import { z } from "zod";
 
 import { READ_ONLY } from "../annotations.js";
-import { authorshipFields, authorshipOf, versionOrLegacy } from "../graphShapes.js";
+import { authorshipFields, authorshipOf, lensInput, relationValidityFields, relationValidityOf, versionOrLegacy } from "../graphShapes.js";
 import { asOfInput } from "../historyShapes.js";
 import { entityId, entityName, metadataOutput, versionOutput } from "../schemas.js";
 import { defineTool } from "../tool.js";
@@ -13,12 +13,15 @@ export const getEntityRelations = defineTool({
   description:
     "List the relations of one entity, given by entityId or entityName (if both, they must name the same entity). direction: 'out' (default) for relations it starts, " +
     "'in' for relations pointing at it, 'both' for all. Each relation says who created it (createdBy) and last changed it (updatedBy). " +
-    "version is the entity's own version, to pass as expectedVersion to upsert_entity (absent with asOf).",
+    "version is the entity's own version, to pass as expectedVersion to upsert_entity (absent with asOf). By default only " +
+    "relations true now are listed (not ended, not expired); `validAt` lists those true then, `includeSuperseded` all, each marked " +
+    "with its `status`; with `asOf`, as the memory held them then, true at `validAt` (default: at asOf). An expired entity is not found.",
   input: {
     entityId: entityId.optional(),
     entityName: entityName.optional(),
     direction: z.enum(["out", "in", "both"]).default("out"),
     asOf: asOfInput,
+    ...lensInput,
   },
   output: {
     success: z.literal(true),
@@ -38,6 +41,7 @@ export const getEntityRelations = defineTool({
         metadata: metadataOutput,
         ...authorshipFields,
         version: versionOutput.optional(),
+        ...relationValidityFields,
       }),
     ),
   },
@@ -47,7 +51,12 @@ export const getEntityRelations = defineTool({
       entityId: id,
       entity,
       relations,
-    } = await services.core.getEntityRelations(workspace, { id: args.entityId, name: args.entityName }, args.direction, args.asOf);
+      lens,
+    } = await services.core.getEntityRelations(workspace, { id: args.entityId, name: args.entityName }, args.direction, {
+      asOf: args.asOf,
+      validAt: args.validAt,
+      includeSuperseded: args.includeSuperseded,
+    });
     return {
       success: true as const,
       workspaceName: workspace,
@@ -63,6 +72,7 @@ export const getEntityRelations = defineTool({
         metadata: r.metadata,
         ...authorshipOf(r),
         version: versionOrLegacy(r),
+        ...relationValidityOf(r, lens),
       })),
     };
   },

@@ -6,7 +6,7 @@ import { LIMITS } from "../../domain/model/limits.js";
 import { compareText } from "../../domain/model/order.js";
 import { READ_ONLY } from "../annotations.js";
 import { maxCharsInput, truncationOutput, withinBudget } from "../budgets.js";
-import { graphOutput, toGraphOutput } from "../graphShapes.js";
+import { graphOutput, lensInput, toGraphOutput } from "../graphShapes.js";
 import { asOfInput } from "../historyShapes.js";
 import { resultLimit } from "../schemas.js";
 import { defineTool } from "../tool.js";
@@ -21,12 +21,18 @@ export const readGraph = defineTool({
     "returned `cursor` back for the next page (no cursor means the last page). mode 'names' returns only names and types, a small " +
     "overview to pick entities from; then use open_nodes for their details. In mode 'full', entities and relations also say who " +
     "created them (createdBy) and last changed them (updatedBy). With the tags toolset, entities also carry `tags` and " +
-    "(in mode 'full') `observationTags`: observation text -> tags.",
+    "(in mode 'full') `observationTags`: observation text -> tags. By default it shows what is true now, as the memory holds it " +
+    "now: superseded, ended, not-yet-valid and expired facts are left out, so a page may hold fewer than `limit` entities " +
+    "(keep following the cursor). `validAt` shows what was true at another time; `includeSuperseded` also shows what is not " +
+    "true, each marked with its `status` (expired items stay hidden); with `asOf`, the graph as the memory held it then, " +
+    "true at `validAt` (default: at asOf). Entities and relations carry validFrom, validTo, supersededBy (in " +
+    "`observationValidity`), expiresAt and pinned where set.",
   input: {
     limit: resultLimit.optional().describe(`Entities per page (1-${LIMITS.itemsPerCall}). Omit for everything.`),
     cursor: z.string().optional().describe("The cursor a previous page returned, unchanged."),
     mode: z.enum(["full", "names"]).optional().describe("'full' (default): observations and metadata too; 'names': names and types only."),
     asOf: asOfInput.describe("An ISO 8601 time: the whole graph as it was then, rebuilt from the change history (no paging)."),
+    ...lensInput,
     maxChars: maxCharsInput.describe(
       "Most characters of JSON text to return: the page stops at whole entities (in storage order) and says truncated, with a cursor for the rest.",
     ),
@@ -39,8 +45,15 @@ export const readGraph = defineTool({
     if (args.maxChars !== undefined && args.asOf !== undefined) {
       throw new ValidationError("maxChars pages the current graph; asOf reads the whole past graph at once. Omit one of them.");
     }
-    const page = await services.graph.readGraph(workspace, { limit: args.limit, cursor: args.cursor, mode, asOf: args.asOf });
-    const output = toGraphOutput(workspace, page, mode, toolsets.has("tags"));
+    const page = await services.graph.readGraph(workspace, {
+      limit: args.limit,
+      cursor: args.cursor,
+      mode,
+      asOf: args.asOf,
+      validAt: args.validAt,
+      includeSuperseded: args.includeSuperseded,
+    });
+    const output = toGraphOutput(workspace, page, mode, toolsets.has("tags"), page.lens);
     if (args.maxChars === undefined) return output;
     // In storage order (by id), so that a cut page continues after the last entity it holds, and each relation comes with its source.
     const entities = [...output.entities].sort((a, b) => compareText(a.id, b.id));
