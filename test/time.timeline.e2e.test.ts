@@ -146,7 +146,7 @@ describe("the two times, scripted", () => {
     expect(history).toContain("sweep_expired");
 
     // Step F: undo. Restoring payments as held at B brings Alice back as lead and drops what was written after B.
-    ok(await call("restore_entity", { entityName: "payments", asOf: tB }));
+    ok(await call("restore_entity", { entityName: "payments", asOf: tB, rollBack: true }));
     const restored = await observe(call, {});
     expect(restored.observations).toEqual(["budget: 120", "lead: Alice"]);
     // The undo is itself history: as held at D, Bob still led.
