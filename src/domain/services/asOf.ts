@@ -52,8 +52,11 @@ export class AsOfReads {
         `Workspace '${workspace}' has no history yet: no change has been recorded. Omit asOf for the current state.`,
       );
     }
-    if (at < Date.parse(first.at)) {
-      throw new ValidationError(`No history before ${first.at}: the workspace's first recorded change. Give a time at or after it.`);
+    // When the first event was committed (storage's clock), not when its writer says it was written: a writer's clock may
+    // be ahead by the allowed skew, and a read right after its write must not be "before history" (docs/architecture.md#the-feeds-order).
+    const start = first.committed ?? first.at;
+    if (at < Date.parse(start)) {
+      throw new ValidationError(`No history before ${start}: the workspace's first recorded change. Give a time at or after it.`);
     }
     return at;
   }

@@ -13,12 +13,18 @@ const sortedStrings = (value: unknown): string[] => (Array.isArray(value) ? valu
 /** The entity fields a view shows (search hits carry no metadata). */
 export type EntityField = Exclude<keyof NEntity, "name">;
 const ALL_ENTITY_FIELDS: readonly EntityField[] = ["entityType", "metadata", "observations", "tags", "observationTags"];
+/** With the valid time and expiry too (a view asked with includeSuperseded). */
+export const ENTITY_FIELDS_WITH_VALIDITY: readonly EntityField[] = [...ALL_ENTITY_FIELDS, "observationValidity", "expiry"];
 
 /** An entity as a view returns it (read_graph, search hit, neighbour), in normal form. */
 function entityOfView(e: Json): NEntity {
   const observationTags: Record<string, string[]> = {};
   for (const [content, tags] of Object.entries((e.observationTags as Record<string, unknown>) ?? {})) {
     observationTags[content] = sortedStrings(tags);
+  }
+  const observationValidity: Record<string, string> = {};
+  for (const [content, validity] of Object.entries((e.observationValidity as Record<string, unknown>) ?? {})) {
+    observationValidity[content] = canonicalJson(validity);
   }
   return {
     name: str(e.name),
@@ -27,7 +33,15 @@ function entityOfView(e: Json): NEntity {
     observations: sortedStrings(e.observations),
     tags: sortedStrings(e.tags),
     observationTags,
+    observationValidity,
+    expiry: validityOfView(e, ["expiresAt", "pinned"]),
   };
+}
+
+/** The validity fields a view shows on an item, as canonical JSON ("" for none), as the model gives them. */
+function validityOfView(item: Json, fields: readonly string[]): string {
+  const shown = Object.fromEntries(fields.filter((field) => item[field] !== undefined).map((field) => [field, item[field]]));
+  return Object.keys(shown).length === 0 ? "" : canonicalJson(shown);
 }
 
 /** A relation as a view returns it, in normal form. */
@@ -36,6 +50,7 @@ export const relationOfView = (r: Json): NRelation => ({
   to: str(r.to),
   relationType: str(r.relationType),
   metadata: canonicalJson(r.metadata ?? {}),
+  validity: validityOfView(r, ["validFrom", "validTo", "expiresAt", "pinned", "status"]),
 });
 
 /** A graph-shaped answer ({entities, relations}) in normal form; tags are not part of it. */
@@ -106,9 +121,12 @@ export function diffGraphs(
   view: string,
   expected: NGraph,
   observed: NGraph,
-  options: { fields?: readonly EntityField[]; entities?: boolean; relations?: boolean } = {},
+  options: { fields?: readonly EntityField[]; entities?: boolean; relations?: boolean; validity?: boolean } = {},
 ): string[] {
-  const relations = (g: NGraph) => new Map([...g.relations].map(([label, r]) => [label, `metadata ${r.metadata}`]));
+  const relations = (g: NGraph) =>
+    new Map(
+      [...g.relations].map(([label, r]) => [label, `metadata ${r.metadata}${options.validity ? ` validity ${r.validity ?? ""}` : ""}`]),
+    );
   return [
     ...(options.entities === false ? [] : diffEntities(view, expected, observed, options.fields ?? ALL_ENTITY_FIELDS)),
     ...(options.relations === false ? [] : diffKeyed(view, "relation", relations(expected), relations(observed))),

@@ -62,9 +62,13 @@ export class GenState {
   name(): string {
     return this.rng.pick(this.names);
   }
-  /** A new observation text for `name`, never generated before in this run (so a lost one is recognised wherever it is). */
+  /**
+   * A new observation text for `name`, never generated before in this run (so a lost one is recognised wherever it is).
+   * Some are facts on the key "status", which declare_fact_keys may make single-valued (docs/history.md#single-valued-facts).
+   */
   fresh(name: string): string {
-    const content = `${name}-o${++this.counter}`;
+    const id = `${name}-o${++this.counter}`;
+    const content = this.rng.chance(0.15) ? `status: ${id}` : id;
     this.contents.set(name, [...(this.contents.get(name) ?? []), content]);
     return content;
   }
@@ -86,6 +90,10 @@ export class GenState {
   }
   metadata(): Record<string, unknown> {
     return { v: this.rng.int(0, 99) };
+  }
+  /** An expiry a day ahead (so no view's answer depends on when it is read), or none. */
+  expiry(): string | null {
+    return this.rng.chance(0.6) ? new Date(Date.now() + 24 * 60 * 60 * 1000 + this.rng.int(0, 999)).toISOString() : null;
   }
 }
 
@@ -155,6 +163,24 @@ export const WRITE_GENERATORS: Readonly<Record<string, Generator>> = {
     atomic: g.rng.chance(0.5),
   }),
   delete_workspace: (g) => ({ confirm: g.workspace }),
+  supersede_observation: (g) => {
+    const entityName = g.name();
+    return { entityName, observation: g.known(entityName), replacement: g.fresh(entityName) };
+  },
+  end_relation: (g) => g.relation(),
+  set_expiry: (g) => {
+    const entityName = g.name();
+    const target = g.rng.int(0, 2);
+    return {
+      entityName,
+      ...(target === 1 ? { observation: g.known(entityName) } : {}),
+      ...(target === 2 ? { relation: { to: g.name(), relationType: g.rng.pick(g.relationTypes) } } : {}),
+      expiresAt: g.expiry(),
+      ...(g.rng.chance(0.4) ? { pinned: g.rng.chance(0.5) } : {}),
+    };
+  },
+  declare_fact_keys: (g) => ({ keys: [{ key: "status", singleValued: g.rng.chance(0.7) }] }),
+  sweep_expired: (g) => ({ dryRun: g.rng.chance(0.5) }),
 };
 
 /** How often each write tool is drawn in a random round (relative weights; delete_workspace is rare on purpose). */
@@ -177,6 +203,11 @@ const WRITE_WEIGHTS: Readonly<Record<string, number>> = {
   restore_entity: 2,
   execute_batch: 3,
   delete_workspace: 1,
+  supersede_observation: 3,
+  end_relation: 2,
+  set_expiry: 2,
+  declare_fact_keys: 1,
+  sweep_expired: 1,
 };
 
 /** Reads issued between the writes, so each instance's index is built early and then brought current by the feed. */

@@ -79,6 +79,9 @@ function claimsOf(tool: string, args: Json, answer: Json): Claim[] {
       return [{ kind: "tag", tag: str(args.name) }];
     case "restore_entity":
       return [{ kind: "entity", name: str(args.entityName) }];
+    case "supersede_observation":
+      // The superseded observation stays (marked), so only the replacement is new.
+      return entity(args.entityName, [args.replacement]);
     case "execute_batch": {
       const ops = arr(args.operations);
       return arr(answer.results).flatMap((r) => {
@@ -175,6 +178,9 @@ function excused(claim: Claim, threats: readonly Threat[]): boolean {
       return has(
         (t) =>
           (t.kind === "delete-entity" && on.has(t.name)) ||
+          // Restoring an entity that exists deletes the observations written after the time it restores.
+          (t.kind === "restore" &&
+            (t.name === claim.name || threats.some((m) => m.kind === "merge" && m.source === claim.name && m.target === t.name))) ||
           (t.kind === "delete-observation" && on.has(t.name) && t.content === claim.content) ||
           (tag !== undefined && t.kind === "delete-tag" && t.tag === tag) ||
           (tag !== undefined && t.kind === "untag-observation" && on.has(t.name) && t.content === claim.content && t.tag === tag),

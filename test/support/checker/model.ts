@@ -1,4 +1,7 @@
+import type { Validity } from "../../../src/domain/model/model.js";
+import { isExpired, presentLens, shows, statusOf } from "../../../src/domain/rules/validity.js";
 import { ownerOf, relationRowKeys, rowKey, tagLinkKeys } from "../../../src/storage/rows/keys.js";
+import { validityOfRow } from "../../../src/storage/rows/rows.js";
 import type { RawRow } from "../rawRows.js";
 
 /**
@@ -15,6 +18,13 @@ export interface NEntity {
   tags: string[];
   /** Observation content -> its tag names, only observations that carry a tag. */
   observationTags: Record<string, string[]>;
+  /**
+   * Observation content -> its valid time and expiry with its status now (canonical JSON), only observations that have any
+   * (docs/history.md#two-times). Compared only where a view shows superseded facts too.
+   */
+  observationValidity: Record<string, string>;
+  /** The entity's own expiry (canonical JSON; "" when none). */
+  expiry: string;
 }
 
 export interface NRelation {
@@ -22,6 +32,8 @@ export interface NRelation {
   to: string;
   relationType: string;
   metadata: string;
+  /** Its valid time and expiry with its status now (canonical JSON; "" when none). Compared only with includeSuperseded. */
+  validity?: string;
 }
 
 interface NTag {
@@ -65,7 +77,7 @@ export const NON_GRAPH_KINDS = ["event", "history-pruned", "batch-marker", "work
 const emptyGraph = (): NGraph => ({ entities: new Map(), relations: new Map(), tags: new Map() });
 
 /** The graph the raw rows hold. Rows without their entity (orphans, reported by `orphans`) are left out. */
-export function graphOfRows(rows: readonly RawRow[]): NGraph {
+export function graphOfRows(rows: readonly RawRow[], now = Date.now()): NGraph {
   const graph = emptyGraph();
   const byKey = new Map(rows.map((row) => [row.rowKey, row]));
   const entityRows = rows.filter((row) => row.kind === "entity");
@@ -79,11 +91,17 @@ export function graphOfRows(rows: readonly RawRow[]): NGraph {
       observations: [],
       tags: [],
       observationTags: {},
+      observationValidity: {},
+      expiry: canonicalValidity(validityOfRow(head), now),
     });
   }
   for (const row of rows) {
     const entity = graph.entities.get(names.get(ownerOf(row.rowKey)) ?? "\0");
-    if (row.kind === "observation" && entity) entity.observations.push(str(row.content));
+    if (row.kind === "observation" && entity) {
+      entity.observations.push(str(row.content));
+      const validity = canonicalValidity(validityOfRow(row), now);
+      if (validity) entity.observationValidity[str(row.content)] = validity;
+    }
     if (row.kind === "entity-tag" && entity) entity.tags.push(str(row.tagName));
     if (row.kind === "observation-tag" && entity) {
       const observation = byKey.get(rowKey.observation(str(row.entityId), str(row.observationId)));
@@ -95,7 +113,13 @@ export function graphOfRows(rows: readonly RawRow[]): NGraph {
       const from = names.get(str(row.fromId));
       const to = names.get(str(row.toId));
       if (from === undefined || to === undefined) continue;
-      const relation = { from, to, relationType: str(row.relationType), metadata: storedMetadata(row.metadata) };
+      const relation = {
+        from,
+        to,
+        relationType: str(row.relationType),
+        metadata: storedMetadata(row.metadata),
+        validity: canonicalValidity(validityOfRow(row), now),
+      };
       graph.relations.set(relationLabel(relation), relation);
     }
     if (row.kind === "tag")
@@ -107,6 +131,47 @@ export function graphOfRows(rows: readonly RawRow[]): NGraph {
     for (const tags of Object.values(entity.observationTags)) tags.sort();
   }
   return graph;
+}
+
+/** A validity with its status now, as canonical JSON ("" for none): what views show (src/mcp/graphShapes.ts). */
+function canonicalValidity(validity: Validity | undefined, now: number): string {
+  if (!validity) return "";
+  const status = statusOf(validity, presentLens(now));
+  return canonicalJson({ ...validity, ...(status !== "current" ? { status } : {}) });
+}
+
+const held = (text: string): Validity | undefined => (text === "" ? undefined : (JSON.parse(text) as Validity));
+
+/**
+ * The graph as reads show it by default, true now as held now (docs/history.md#two-times): without the observations and
+ * relations that are superseded, ended, not yet valid or expired, and without expired entities and their relations. With
+ * `includeSuperseded`, only what expired is left out.
+ */
+export function presentView(graph: NGraph, now = Date.now(), includeSuperseded = false): NGraph {
+  const lens = { ...presentLens(now), includeSuperseded };
+  const entities = new Map<string, NEntity>();
+  for (const [name, entity] of graph.entities) {
+    if (isExpired(held(entity.expiry), now)) continue;
+    const observations = entity.observations.filter((content) => {
+      const text = entity.observationValidity[content];
+      return text === undefined || shows(held(text), lens);
+    });
+    const kept = (record: Record<string, string[]> | Record<string, string>) =>
+      Object.fromEntries(Object.entries(record).filter(([content]) => observations.includes(content)));
+    entities.set(name, {
+      ...entity,
+      observations,
+      observationTags: kept(entity.observationTags) as Record<string, string[]>,
+      observationValidity: kept(entity.observationValidity) as Record<string, string>,
+    });
+  }
+  const relations = new Map(
+    [...graph.relations].filter(
+      ([, r]) =>
+        entities.has(r.from) && entities.has(r.to) && (r.validity === undefined || r.validity === "" || shows(held(r.validity), lens)),
+    ),
+  );
+  return { entities, relations, tags: graph.tags };
 }
 
 /**

@@ -2,6 +2,7 @@ import type { McpTestClient } from "../harness.js";
 import {
   diffGraphs,
   diffKeyed,
+  ENTITY_FIELDS_WITH_VALIDITY,
   graphOfView,
   relationOfView,
   statsOf,
@@ -11,7 +12,7 @@ import {
   tagUsageOf,
   tagUsageOfView,
 } from "./compare.js";
-import { type NGraph, relationLabel } from "./model.js";
+import { type NGraph, presentView, relationLabel } from "./model.js";
 
 /**
  * The checker's reads: every index-served view (read_graph, the listing of search_entities, search_relations, get_stats,
@@ -50,14 +51,27 @@ async function allPages(client: McpTestClient, tool: string, args: Json, field: 
 }
 
 /** Every difference between the views `label`'s client serves for `workspace` and the stored graph. */
-export async function checkViews(client: McpTestClient, label: string, workspace: string, stored: NGraph, asOf: string): Promise<string[]> {
+export async function checkViews(client: McpTestClient, label: string, workspace: string, held: NGraph, asOf: string): Promise<string[]> {
   const ws = { workspaceName: workspace };
   const problems: string[] = [];
   const failed = (view: string, error: string) => problems.push(`${label} ${view} failed: ${error.slice(0, 300)}`);
+  // Views show what is true now, as held now (docs/history.md#two-times); with includeSuperseded, all but what expired.
+  const stored = presentView(held);
 
   const full = await answer(client, "read_graph", ws);
   if (full.ok) problems.push(...diffGraphs(`${label} read_graph`, stored, graphOfView(full.value)));
   else failed("read_graph", full.error);
+
+  const everything = await answer(client, "read_graph", { ...ws, includeSuperseded: true });
+  if (everything.ok) {
+    const view = `${label} read_graph includeSuperseded`;
+    problems.push(
+      ...diffGraphs(view, presentView(held, Date.now(), true), graphOfView(everything.value), {
+        fields: ENTITY_FIELDS_WITH_VALIDITY,
+        validity: true,
+      }),
+    );
+  } else failed("read_graph includeSuperseded", everything.error);
 
   const past = await answer(client, "read_graph", { ...ws, asOf });
   if (past.ok) problems.push(...diffGraphs(`${label} read_graph asOf now`, stored, graphOfView(past.value)));
