@@ -72,6 +72,16 @@ const SURROGATE_CALLS: [string, Record<string, unknown>, RegExp][] = [
   ["get_entity_history", { entityName: LONE }, /entityName/],
   ["restore_entity", { entityName: LONE }, /entityName/],
   ["list_conflicts", { key: LONE }, /key/],
+  ["supersede_observation", { entityName: LONE, observation: "o1", replacement: "o2" }, /entityName/],
+  ["supersede_observation", { entityName: "A", observation: LONE, replacement: "o2" }, /observation/],
+  ["supersede_observation", { entityName: "A", observation: "o1", replacement: LONE }, /replacement/],
+  ["end_relation", { from: LONE, to: "B", relationType: "r" }, /from/],
+  ["end_relation", { from: "A", to: LONE, relationType: "r" }, /to/],
+  ["end_relation", { from: "A", to: "B", relationType: LONE }, /relationType/],
+  ["declare_fact_keys", { keys: [{ key: LONE, singleValued: true }] }, /keys\[0\]\.key/],
+  ["set_expiry", { entityName: LONE, pinned: true }, /entityName/],
+  ["set_expiry", { entityName: "A", observation: LONE, pinned: true }, /observation/],
+  ["set_expiry", { entityName: "A", relation: { to: LONE, relationType: "r" }, pinned: true }, /relation/],
   ["get_context", { query: LONE }, /query/],
   ["get_context", { entityNames: [LONE] }, /entityNames\[0\]/],
   ["search_entities", { query: LONE }, /query/],
@@ -113,7 +123,7 @@ const SURROGATE_CALLS: [string, Record<string, unknown>, RegExp][] = [
 describe("text rules are the same on every tool", () => {
   test("the table above covers every tool that takes text", () => {
     const covered = new Set(SURROGATE_CALLS.map(([tool]) => tool));
-    const withoutText = ["read_graph", "get_all_tags", "get_tag_usage", "get_stats", "list_workspaces"];
+    const withoutText = ["read_graph", "get_all_tags", "get_tag_usage", "get_stats", "list_workspaces", "sweep_expired"];
     expect(ALL_TOOLS.map((tool) => tool.name).filter((name) => !covered.has(name))).toEqual(withoutText);
   });
 

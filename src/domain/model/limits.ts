@@ -23,6 +23,8 @@ export const LIMITS = {
   metadataDepth: 32,
   /** A tag's name is copied into every link and index row that carries it. */
   tagName: 256,
+  /** A declared fact key (declare_fact_keys): a short word such as owner or status. */
+  factKey: 64,
   tagCategory: 256,
   tagDescription: 4096,
   /**

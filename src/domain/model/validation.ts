@@ -97,6 +97,8 @@ function checkText(value: string, where: string, rule: { max: number; allowEmpty
 }
 
 export const checkEntityName = (value: string, where: string) => checkText(value, where, { max: LIMITS.entityName });
+/** A fact key's text (its form is checked by rules/validity.ts checkFactKey). */
+export const checkFactKeyText = (value: string, where: string) => checkText(value, where, { max: LIMITS.factKey });
 export const checkEntityType = (value: string, where: string) => checkText(value, where, { max: LIMITS.entityType, allowEmpty: true });
 export const checkRelationType = (value: string, where: string) => checkText(value, where, { max: LIMITS.relationType });
 export const checkTagName = (value: string, where: string) => checkText(value, where, { max: LIMITS.tagName });

@@ -1,7 +1,7 @@
 import { ValidationError } from "../model/errors.js";
 import { CLOCK_SKEW_ALLOWANCE_MS } from "../model/limits.js";
 import type { Entity, Relation, Validity } from "../model/model.js";
-import { parseTime } from "../model/validation.js";
+import { checkFactKeyText, parseTime } from "../model/validation.js";
 
 /**
  * The two times (docs/history.md#two-times), as pure rules. Transaction time is what the memory held (`asOf`); valid time
@@ -235,6 +235,7 @@ export interface FactKey {
 export const factKeyName = (key: string): string => key.toLowerCase();
 
 export function checkFactKey(key: string, where: string): string {
+  checkFactKeyText(key, where);
   if (!FACT_KEY.test(key)) {
     throw new ValidationError(
       `${where} '${key.slice(0, 100)}' is not a fact key: start with a letter, then letters, digits, '_', '-' or '.', at most 64 characters (e.g. owner, status, lead).`,

@@ -1,7 +1,8 @@
 import { forEachLimited } from "../model/concurrency.js";
+import { ValidationError } from "../model/errors.js";
 import { entityId, observationId, relationIds, relationWrite, tagId } from "../model/ids.js";
 import { LIMITS } from "../model/limits.js";
-import type { Actor, TagDefinition } from "../model/model.js";
+import type { Actor, TagDefinition, Validity } from "../model/model.js";
 import {
   checkEntityInput,
   checkEntityName,
@@ -11,6 +12,7 @@ import {
   checkTagDescription,
   checkTagName,
   type EntityInput,
+  parseTime,
   type RelationInput,
 } from "../model/validation.js";
 import type { GraphIndex } from "../ports/graphIndex.js";
@@ -24,6 +26,17 @@ export interface TaggingInput {
   entityName: string;
   observation?: string;
   tagNames: string[];
+}
+
+/**
+ * The valid time and expiry of an entity (expiresAt, pinned), of one of its observations, or of one of its outgoing relations
+ * (docs/history.md#two-times): a file's validity line. A superseded observation or an ended relation is only there.
+ */
+export interface ValidityLine {
+  entityName: string;
+  observation?: string;
+  relation?: { to: string; relationType: string };
+  validity: Validity;
 }
 
 export interface ImportInput {
@@ -236,6 +249,20 @@ function mergeTaggings(workspace: string, taggings: readonly Located<TaggingInpu
     else merged.set(key, { ...tagging, tagNames: [...new Set(tagging.tagNames)], target });
   }
   return [...merged.values()];
+}
+
+export function checkValidityLine(line: ValidityLine, where: string): void {
+  checkEntityName(line.entityName, `${where}.entityName`);
+  if (line.observation !== undefined && line.relation !== undefined) {
+    throw new ValidationError(`${where} names both an observation and a relation: give one of them (or neither, for the entity itself).`);
+  }
+  if (line.observation !== undefined) checkObservation(line.observation, `${where}.observation`);
+  if (line.relation) checkRelationInput({ from: line.entityName, ...line.relation }, `${where}.relation`);
+  for (const field of ["validFrom", "validTo", "expiresAt"] as const) {
+    const time = line.validity[field];
+    if (time !== undefined) parseTime(time, `${where}.${field}`);
+  }
+  if (line.validity.supersededBy !== undefined) checkObservation(line.validity.supersededBy, `${where}.supersededBy`);
 }
 
 export function checkTagInput(tag: TagDefinition, where: string): void {
