@@ -68,6 +68,11 @@ const WRITE_ARGS: Record<string, (ws: string) => Record<string, unknown>> = {
   untag_observation: () => ({ entityName: "A", observationContent: "fact one", tagNames: ["t2"] }),
   upsert_entity: () => ({ name: "A", entityType: "note", observations: ["smuggled"] }),
   upsert_relation: () => ({ from: "B", to: "A", relationType: "likes" }),
+  supersede_observation: () => ({ entityName: "A", observation: "fact one", replacement: "fact two" }),
+  end_relation: () => ({ from: "A", to: "B", relationType: "knows" }),
+  declare_fact_keys: () => ({ keys: [{ key: "owner", singleValued: true }] }),
+  set_expiry: () => ({ entityName: "A", pinned: true }),
+  sweep_expired: () => ({}),
 };
 
 const refusalMessage = (tool: string) =>
@@ -134,6 +139,17 @@ test("the write arguments above are real writes: on the route without /readonly 
   const changed = await Promise.all(
     WRITE_TOOLS.map(async (tool) => {
       const ws = await seed(writer);
+      // A sweep changes storage only when something expired: give it an item that expires at once.
+      if (tool.name === "sweep_expired") {
+        ok(
+          await writer.call("add_observations", {
+            workspaceName: ws,
+            observations: [{ entityName: "B", contents: ["brief"] }],
+            ttlSeconds: 1,
+          }),
+        );
+        await new Promise((resolve) => setTimeout(resolve, 1_100));
+      }
       const before = await storageOf(ws);
       ok(await writer.call(tool.name, withWorkspace(ws, false, WRITE_ARGS[tool.name]?.(ws) ?? {})));
       return { tool: tool.name, changed: JSON.stringify(await storageOf(ws)) !== JSON.stringify(before) };
