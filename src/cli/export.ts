@@ -4,9 +4,10 @@ import { resolve } from "node:path";
 import type { Writable } from "node:stream";
 import { finished } from "node:stream/promises";
 
+import { fileLinesOf } from "../domain/services/importGraph.js";
 import { workspaceAndFiles } from "./args.js";
 import { type Command, withServices } from "./command.js";
-import { entityLine, relationLine, taggingLine, tagLine } from "./memoryFile.js";
+import { entityLine, relationLine, taggingLine, tagLine, validityLine } from "./memoryFile.js";
 
 /** Entities read per page: bounded memory however large the workspace. */
 const PAGE = 1000;
@@ -29,10 +30,15 @@ export const exportCommand: Command = {
       // Relations and tag lines are held back (they are small) so that all entity lines come first.
       const relations: string[] = [];
       const taggings: string[] = [];
+      const validities: string[] = [];
       let entities = 0;
       let cursor: string | undefined;
       do {
-        const page = await services.graph.readGraph(workspace, { limit: PAGE, ...(cursor ? { cursor } : {}) });
+        // Every fact held, superseded and ended ones too; the entity and relation lines say what is true now, and the
+        // validity lines carry the times (memoryFile.ts).
+        const held = await services.graph.readGraph(workspace, { limit: PAGE, includeSuperseded: true, ...(cursor ? { cursor } : {}) });
+        const page = { ...fileLinesOf(held, Date.now()), cursor: held.cursor };
+        validities.push(...page.validities.map(validityLine));
         for (const entity of page.entities) {
           await writeLine(out, entityLine(entity));
           if (entity.tags.length > 0) taggings.push(taggingLine(entity.name, undefined, entity.tags));
@@ -46,6 +52,7 @@ export const exportCommand: Command = {
       const tags = await services.tags.allTags(workspace);
       for (const tag of tags) await writeLine(out, tagLine(tag));
       for (const line of taggings) await writeLine(out, line);
+      for (const line of validities) await writeLine(out, line);
       return { entities, relations: relations.length, tags: tags.length, requests: storageRequests() - before };
     });
     if (file) {

@@ -23,7 +23,7 @@ export const importCommand: Command = {
   async run(args, io) {
     const { workspace, files } = workspaceAndFiles(args, { min: 1, max: 1 });
     const file = resolve(io.cwd, files[0]!);
-    const input: Required<ImportInput> = { entities: [], relations: [], tags: [], taggings: [] };
+    const input: Required<ImportInput> = { entities: [], relations: [], tags: [], taggings: [], validities: [] };
     const failures: string[] = [];
     const fail = (message: string) => {
       failures.push(message);
@@ -37,6 +37,7 @@ export const importCommand: Command = {
       else if (parsed.kind === "relation") input.relations.push(parsed.item);
       else if (parsed.kind === "tag") input.tags.push(parsed.item);
       else if (parsed.kind === "tagging") input.taggings.push(parsed.item);
+      else if (parsed.kind === "validity") input.validities.push(parsed.item);
       else if (parsed.kind === "malformed") fail(`line ${lineNumber}: ${parsed.reason}`);
       else if (parsed.kind === "other") io.stderr.write(`line ${lineNumber}: type '${parsed.type}' is not imported; skipped\n`);
     }
@@ -61,12 +62,15 @@ export const importCommand: Command = {
         missing === "entity" ? `'${entityName}' is in neither the file nor the workspace` : "the entity has no such observation";
       fail(`line ${line}: tags for ${target} not imported: ${where}`);
     }
-    const items = input.entities.length + input.relations.length + input.tags.length + input.taggings.length;
+    for (const { line, entityName } of report.missingValidityTargets) {
+      fail(`line ${line}: validity not imported: '${entityName}' is in neither the file nor the workspace`);
+    }
+    const items = input.entities.length + input.relations.length + input.tags.length + input.taggings.length + input.validities.length;
     io.stdout.write(
       `Imported ${file} into workspace '${workspace}': ` +
         `${report.entitiesCreated} entities created (${report.entitiesExisting} already there), ${report.observationsAdded} observations added, ` +
         `${report.relationsCreated} relations created (${report.relationsExisting} already there), ` +
-        `${report.tagsCreated} tag definitions created (${report.tagsExisting} already there), ${report.tagLinksAdded} tags put on entities and observations.\n` +
+        `${report.tagsCreated} tag definitions created (${report.tagsExisting} already there), ${report.tagLinksAdded} tags put on entities and observations, ${report.validitiesApplied} valid times and expiries set.\n` +
         `${items} items in ${seconds.toFixed(1)} s (${Math.round(items / Math.max(seconds, 0.001))} items/s), ${requests} storage requests.\n`,
     );
     if (failures.length > 0) io.stdout.write(`${failures.length} line(s) not imported; see above.\n`);

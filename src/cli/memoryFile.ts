@@ -1,6 +1,13 @@
-import type { TagDefinition } from "../domain/model/model.js";
+import type { TagDefinition, Validity } from "../domain/model/model.js";
 import { checkEntityInput, checkRelationInput, type EntityInput, type RelationInput } from "../domain/model/validation.js";
-import { checkTaggingInput, checkTagInput, type Located, type TaggingInput } from "../domain/services/importGraph.js";
+import {
+  checkTaggingInput,
+  checkTagInput,
+  checkValidityLine,
+  type Located,
+  type TaggingInput,
+  type ValidityLine,
+} from "../domain/services/importGraph.js";
 
 /**
  * The official memory server's file format (memory.jsonl; the legacy memory.json is the same): one
@@ -11,12 +18,20 @@ import { checkTaggingInput, checkTagInput, type Located, type TaggingInput } fro
  * an export stays loadable there: `{"type":"tag","name","category","description"}` defines a tag,
  * `{"type":"entity_tags","entityName","tagNames"}` tags an entity, and
  * `{"type":"observation_tags","entityName","observation","tagNames"}` one of its observations.
+ *
+ * Valid time and expiry (docs/history.md#two-times) have no room in that format either, so they too have lines of their own:
+ * `{"type":"validity","entityName", "observation"?, "relation"?: {"to","relationType"}, "validFrom"?, "validTo"?,
+ * "supersededBy"?, "expiresAt"?, "pinned"?}` gives the times of the entity itself (expiresAt, pinned), of one of its
+ * observations, or of one of its outgoing relations. An export writes entity and relation lines with what is true now
+ * (what that server should load) and a validity line for everything that has times: a superseded observation or an ended
+ * relation is only there, and an import brings it back with its times.
  */
 export type ParsedLine =
   | { kind: "entity"; item: Located<EntityInput> }
   | { kind: "relation"; item: Located<RelationInput> }
   | { kind: "tag"; item: Located<TagDefinition> }
   | { kind: "tagging"; item: Located<TaggingInput> }
+  | { kind: "validity"; item: Located<ValidityLine> }
   | { kind: "blank" }
   /** A line of another type (later versions add some); server-memory ignores these too. */
   | { kind: "other"; type: string }
@@ -70,6 +85,35 @@ export function parseLine(text: string, line: number): ParsedLine {
       checkTaggingInput(item, record.type);
       return { kind: "tagging", item };
     }
+    if (record.type === "validity") {
+      const { entityName, observation, relation } = record;
+      const target = relation as Record<string, unknown> | undefined;
+      const times = ["validFrom", "validTo", "supersededBy", "expiresAt"] as const;
+      if (
+        typeof entityName !== "string" ||
+        (observation !== undefined && typeof observation !== "string") ||
+        (target !== undefined && (typeof target?.to !== "string" || typeof target?.relationType !== "string")) ||
+        times.some((field) => record[field] !== undefined && typeof record[field] !== "string") ||
+        (record.pinned !== undefined && typeof record.pinned !== "boolean")
+      ) {
+        return {
+          kind: "malformed",
+          reason: "validity needs a string entityName, an optional observation or relation {to, relationType}, and times as strings",
+        };
+      }
+      const validity: Validity = {};
+      for (const field of times) if (typeof record[field] === "string") validity[field] = record[field];
+      if (record.pinned === true) validity.pinned = true;
+      const item: Located<ValidityLine> = {
+        entityName,
+        ...(observation !== undefined ? { observation } : {}),
+        ...(target !== undefined ? { relation: { to: String(target.to), relationType: String(target.relationType) } } : {}),
+        validity,
+        line,
+      };
+      checkValidityLine(item, "validity");
+      return { kind: "validity", item };
+    }
   } catch (error) {
     return { kind: "malformed", reason: error instanceof Error ? error.message : String(error) };
   }
@@ -93,6 +137,17 @@ export function taggingLine(entityName: string, observation: string | undefined,
   return observation === undefined
     ? JSON.stringify({ type: "entity_tags", entityName, tagNames })
     : JSON.stringify({ type: "observation_tags", entityName, observation, tagNames });
+}
+
+/** The times of an entity, one of its observations, or one of its outgoing relations. */
+export function validityLine(line: ValidityLine): string {
+  return JSON.stringify({
+    type: "validity",
+    entityName: line.entityName,
+    ...(line.observation !== undefined ? { observation: line.observation } : {}),
+    ...(line.relation ? { relation: line.relation } : {}),
+    ...line.validity,
+  });
 }
 
 function isStringArray(value: unknown): value is string[] {

@@ -44,7 +44,6 @@ export const tagFields = {
 
 /** The official entity plus optional tags: what open_nodes, search_nodes and get_entities_by_tag return with the tags toolset. */
 export const taggedEntity = officialEntity.extend(tagFields);
-export const taggedGraph = { entities: z.array(taggedEntity), relations: z.array(officialRelation) };
 
 /** A tag as get_all_tags and define_tag return it. */
 export const tagDefinition = z.object({ name: z.string(), category: z.string(), description: z.string() });
@@ -87,7 +86,7 @@ const validityFields = {
 };
 
 /** An observation's valid time and expiry, as results show them. */
-export const observationValidityOutput = z.object({
+const observationValidityOutput = z.object({
   ...validityFields,
   supersededBy: z.string().optional().describe("The observation that replaced it."),
 });

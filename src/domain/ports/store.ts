@@ -65,6 +65,11 @@ export interface ObservationChange {
   contents: string[];
   /** The valid time and expiry of the observations added (checked). */
   times?: Validity;
+  /**
+   * Written as a file records them (import): no single-valued fact key supersedes anything (docs/history.md#single-valued-facts).
+   * Honoured when every change of the call has it.
+   */
+  asRecorded?: boolean;
 }
 
 export interface EntitySummary {

@@ -43,9 +43,6 @@ export function lensOf(args: { asOf?: string; validAt?: string; includeSupersede
   };
 }
 
-/** True when the lens is the default one, asking nothing of valid time (a read may then skip work). */
-export const asksValidTime = (lens: TimeLens): boolean => lens.validAt !== undefined || lens.includeSuperseded;
-
 /** A validity patch (Validity) with its cleared fields ("" and `pinned: false`) left out: what is held after it. */
 export function heldValidity(patch: Validity | undefined): Validity | undefined {
   if (!patch) return undefined;

@@ -2,7 +2,7 @@ import { forEachLimited } from "../model/concurrency.js";
 import { ValidationError } from "../model/errors.js";
 import { entityId, observationId, relationIds, relationWrite, tagId } from "../model/ids.js";
 import { LIMITS } from "../model/limits.js";
-import type { Actor, TagDefinition, Validity } from "../model/model.js";
+import type { Actor, Entity, Relation, TagDefinition, Validity } from "../model/model.js";
 import {
   checkEntityInput,
   checkEntityName,
@@ -17,6 +17,7 @@ import {
 } from "../model/validation.js";
 import type { GraphIndex } from "../ports/graphIndex.js";
 import type { GraphStore, NewEntity, ObservationChange, RelationWrite, TagStore, TagTarget } from "../ports/store.js";
+import { entityThroughLens, heldValidity, presentLens, relationShows, relationValidity } from "../rules/validity.js";
 
 /** An item of an import file, with the line it came from (for reports). */
 export type Located<T> = T & { line: number };
@@ -46,6 +47,8 @@ export interface ImportInput {
   tags?: Located<TagDefinition>[];
   /** Tags to put on entities and observations (after the entities and observations are in). */
   taggings?: Located<TaggingInput>[];
+  /** Valid times and expiries, applied last; an observation or relation they name that is missing is added first. */
+  validities?: Located<ValidityLine>[];
 }
 
 export interface ImportReport {
@@ -64,6 +67,10 @@ export interface ImportReport {
   tagLinksAdded: number;
   /** Taggings not applied because the entity, or the observation, is neither in the file nor in the workspace. */
   missingTagTargets: { line: number; entityName: string; observation?: string; missing: "entity" | "observation" }[];
+  /** Validity lines applied (an entity's own, an observation's or a relation's times). */
+  validitiesApplied: number;
+  /** Validity lines not applied: their entity is neither in the file nor in the workspace (or went meanwhile). */
+  missingValidityTargets: { line: number; entityName: string }[];
 }
 
 /** done/total count entities and relations of the file (after merging repeats). */
@@ -91,8 +98,25 @@ export async function importGraph(
   input.relations.forEach((relation) => checkRelationInput(relation, `line ${relation.line}`));
   (input.tags ?? []).forEach((tag) => checkTagInput(tag, `line ${tag.line}`));
   (input.taggings ?? []).forEach((tagging) => checkTaggingInput(tagging, `line ${tagging.line}`));
+  const validities = input.validities ?? [];
+  validities.forEach((line) => checkValidityLine(line, `line ${line.line}`));
+  // What a validity line names is written first, like any other line: a superseded observation or an ended relation is
+  // only there (docs/import-export.md#valid-time-and-expiry).
+  const named = validities.flatMap((line) => (line.observation === undefined ? [] : [{ ...line, observation: line.observation }]));
   const entities = mergeEntities(workspace, input.entities);
-  const relations = [...new Map(input.relations.map((relation) => [relationIds(workspace, relation).id, relation])).values()];
+  const extraObservations = new Map<string, string[]>();
+  for (const line of named) {
+    const entity = entities.find((candidate) => candidate.name === line.entityName);
+    if (entity) {
+      if (!entity.observations.includes(line.observation)) entity.observations.push(line.observation);
+    } else extraObservations.set(line.entityName, [...(extraObservations.get(line.entityName) ?? []), line.observation]);
+  }
+  const relationLines = validities.flatMap((line) =>
+    line.relation ? [{ from: line.entityName, to: line.relation.to, relationType: line.relation.relationType, line: line.line }] : [],
+  );
+  const relations = [
+    ...new Map([...input.relations, ...relationLines].map((relation) => [relationIds(workspace, relation).id, relation])).values(),
+  ];
   const tags = [...new Map((input.tags ?? []).map((tag) => [tag.name, tag])).values()];
   const taggings = mergeTaggings(workspace, input.taggings ?? []);
   const total = entities.length + relations.length + tags.length + taggings.length;
@@ -114,17 +138,29 @@ export async function importGraph(
   const { created } = await store.createEntities(workspace, actor, fresh, progress);
   const createdIds = new Set(created);
 
-  // Entities that existed (or were created concurrently meanwhile) get the observations they lack.
-  const changes: ObservationChange[] = entities
-    .filter((entity) => !createdIds.has(entity.id))
-    .map((entity) => {
-      const stored = storedObservations.get(entity.id);
-      return {
-        entityId: entity.id,
-        contents: stored ? entity.observations.filter((content) => !stored.has(content)) : entity.observations,
-      };
-    })
-    .filter((change) => change.contents.length > 0);
+  // Entities that existed (or were created concurrently meanwhile) get the observations they lack. A file records facts as
+  // they were, so no single-valued key supersedes anything here (`asRecorded`); validity lines set their times below.
+  const changes: ObservationChange[] = [
+    ...entities
+      .filter((entity) => !createdIds.has(entity.id))
+      .map((entity) => {
+        const stored = storedObservations.get(entity.id);
+        return {
+          entityId: entity.id,
+          contents: stored ? entity.observations.filter((content) => !stored.has(content)) : entity.observations,
+        };
+      }),
+    ...[...extraObservations].map(([name, contents]) => {
+      const stored = storedObservations.get(entityId(workspace, name));
+      return { entityId: entityId(workspace, name), contents: contents.filter((content) => !stored?.has(content)) };
+    }),
+  ]
+    .filter(
+      (change) =>
+        change.contents.length > 0 &&
+        (storedObservations.has(change.entityId) || createdIds.has(change.entityId) || entities.some((e) => e.id === change.entityId)),
+    )
+    .map((change) => ({ ...change, asRecorded: true }));
   let observationsAdded = fresh.filter((entity) => createdIds.has(entity.id)).reduce((sum, entity) => sum + entity.observations.length, 0);
   for (let start = 0; start < changes.length; start += ENTITIES_PER_ADD) {
     const { added } = await store.addObservations(workspace, actor, changes.slice(start, start + ENTITIES_PER_ADD));
@@ -143,6 +179,8 @@ export async function importGraph(
     tagsExisting: 0,
     tagLinksAdded: 0,
     missingTagTargets: [],
+    validitiesApplied: 0,
+    missingValidityTargets: [],
   };
   const candidates: { write: RelationWrite; source: Located<RelationInput> }[] = [];
   for (const relation of relations) {
@@ -179,7 +217,84 @@ export async function importGraph(
   report.relationsCreated = outcome.created.length;
   report.missingEndpoints.sort((a, b) => a.line - b.line);
   await importTags(store.tags, index, workspace, actor, tags, taggings, report, progress);
+  await importValidities(store, workspace, actor, validities, report);
   return report;
+}
+
+/**
+ * Validity lines last, once what they name is in: each entity's lines are one restoreValidity (its rows patched, recorded
+ * as updates), after one read of the entity for the fields its events record.
+ */
+async function importValidities(
+  store: GraphStore,
+  workspace: string,
+  actor: Actor,
+  lines: readonly Located<ValidityLine>[],
+  report: ImportReport,
+): Promise<void> {
+  const byEntity = new Map<string, Located<ValidityLine>[]>();
+  for (const line of lines) byEntity.set(line.entityName, [...(byEntity.get(line.entityName) ?? []), line]);
+  await forEachLimited([...byEntity], TAGGINGS_IN_FLIGHT, async ([name, own]) => {
+    const [node] = await store.getEntities(workspace, [entityId(workspace, name)]);
+    if (!node) {
+      report.missingValidityTargets.push(...own.map((line) => ({ line: line.line, entityName: name })));
+      return;
+    }
+    const { entity } = node;
+    const held = new Set(entity.observations);
+    const relationOf = (line: ValidityLine) =>
+      node.relations.find(
+        (r) => r.fromEntityId === entity.id && r.toName === line.relation?.to && r.relationType === line.relation?.relationType,
+      );
+    const observations = own.flatMap((line) =>
+      line.observation !== undefined && held.has(line.observation) ? [{ content: line.observation, validity: line.validity }] : [],
+    );
+    const relations = own.flatMap((line) => {
+      const relation = line.relation ? relationOf(line) : undefined;
+      return relation ? [{ relation, validity: line.validity }] : [];
+    });
+    const entityLine = own.find((line) => line.observation === undefined && line.relation === undefined);
+    await store.restoreValidity(workspace, actor, {
+      entity: { id: entity.id, name: entity.name, entityType: entity.entityType, metadata: entity.metadata },
+      ...(entityLine ? { entityValidity: entityLine.validity } : {}),
+      observations,
+      relations,
+    });
+    report.validitiesApplied += observations.length + relations.length + (entityLine ? 1 : 0);
+  });
+  report.missingValidityTargets.sort((a, b) => a.line - b.line);
+}
+
+/**
+ * A graph page as a file carries it (docs/import-export.md#valid-time-and-expiry): each entity with the observations true now,
+ * and the relations true now, for the entity and relation lines; a validity line for every entity, observation and relation
+ * with times (a superseded observation or an ended relation is only there). `page` must be read with includeSuperseded.
+ */
+export function fileLinesOf(
+  page: { entities: Entity[]; relations: Relation[] },
+  nowMs: number,
+): { entities: Entity[]; relations: Relation[]; validities: ValidityLine[] } {
+  const lens = presentLens(nowMs);
+  const validities: ValidityLine[] = [];
+  const entities = page.entities.map((entity) => {
+    const own = heldValidity({ expiresAt: entity.expiresAt, pinned: entity.pinned });
+    if (own) validities.push({ entityName: entity.name, validity: own });
+    for (const [observation, validity] of entity.observationValidity ?? []) {
+      const times = heldValidity(validity);
+      if (times) validities.push({ entityName: entity.name, observation, validity: times });
+    }
+    return entityThroughLens(entity, lens) ?? { ...entity, observations: [] };
+  });
+  for (const relation of page.relations) {
+    const times = relationValidity(relation);
+    if (times)
+      validities.push({
+        entityName: relation.fromName,
+        relation: { to: relation.toName, relationType: relation.relationType },
+        validity: times,
+      });
+  }
+  return { entities, relations: page.relations.filter((relation) => relationShows(relation, lens)), validities };
 }
 
 /** Taggings in flight at once (each is one read and at most one transaction per 32 tags). */

@@ -43,7 +43,7 @@ export interface RestoreReport {
 }
 
 /** What rolling an existing entity back to asOf changed. */
-export interface RollBack {
+interface RollBack {
   /** Observations whose valid time or expiry was put back as it was (a supersession or an ending undone, say). */
   observationsRestored: string[];
   /** Observations added since asOf, deleted (the feed keeps them). */
@@ -403,7 +403,7 @@ function fromBeforeImages(
  * The patch that turns a held validity into another (Validity as a patch: "" and `pinned: false` clear a field), or
  * undefined when they agree.
  */
-export function patchTo(held: Validity | undefined, wanted: Validity | undefined): Validity | undefined {
+function patchTo(held: Validity | undefined, wanted: Validity | undefined): Validity | undefined {
   const patch: Validity = {};
   for (const field of ["validFrom", "validTo", "supersededBy", "expiresAt"] as const) {
     if ((held?.[field] ?? "") !== (wanted?.[field] ?? "")) patch[field] = wanted?.[field] ?? "";

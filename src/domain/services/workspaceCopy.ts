@@ -1,6 +1,6 @@
 import { forEachLimited } from "../model/concurrency.js";
 import type { Actor } from "../model/model.js";
-import type { ImportInput, ImportReport } from "./importGraph.js";
+import { fileLinesOf, type ImportInput, type ImportReport } from "./importGraph.js";
 import type { Services } from "./services.js";
 
 /** Entities read per page while copying: bounded memory however large the workspace. */
@@ -26,11 +26,14 @@ export async function copyWorkspace(
   to: string,
   actor: Actor,
 ): Promise<CopyReport> {
-  const input: Required<ImportInput> = { entities: [], relations: [], tags: [], taggings: [] };
+  const input: Required<ImportInput> = { entities: [], relations: [], tags: [], taggings: [], validities: [] };
   const withMetadata: { kind: "entity" | "relation"; write: () => Promise<unknown> }[] = [];
   let cursor: string | undefined;
   do {
-    const page = await services.graph.readGraph(from, { limit: PAGE, ...(cursor ? { cursor } : {}) });
+    // Superseded and ended facts too, with their times, as an export carries them (importGraph.ts fileLinesOf).
+    const held = await services.graph.readGraph(from, { limit: PAGE, includeSuperseded: true, ...(cursor ? { cursor } : {}) });
+    const page = { ...fileLinesOf(held, Date.now()), cursor: held.cursor };
+    input.validities.push(...page.validities.map((validity) => ({ ...validity, line: input.validities.length + 1 })));
     for (const entity of page.entities) {
       const line = input.entities.length + 1;
       input.entities.push({ line, name: entity.name, entityType: entity.entityType, observations: entity.observations });

@@ -36,11 +36,13 @@ export async function addObservations(
     ),
   });
   // The declared fact keys, read beside the ranges (only when an observation looks like `key: value`).
-  const singleValued = factKeysFor(
-    gateway,
-    workspace,
-    [...wanted.values()].flatMap((change) => change.contents),
-  );
+  const singleValued = changes.every((change) => change.asRecorded)
+    ? Promise.resolve(new Set<string>())
+    : factKeysFor(
+        gateway,
+        workspace,
+        [...wanted.values()].flatMap((change) => change.contents),
+      );
   // 409: a concurrent call added the same content; 404: an entity was deleted meanwhile; 412: a row reopened or superseded,
   // or an entity serialising a single-valued fact (supersession.ts), changed since the read. Read again and do what is left.
   return retrying({ retryOn: ["entity-exists", "not-found", "precondition-failed"] }, async () => {
