@@ -226,3 +226,37 @@ describe("restore_entity on an entity that exists", () => {
     expect(state(await open()).observations).toEqual(["budget: 100", "lead: Carol"]);
   });
 });
+
+describe("restore_entity of a deleted entity keeps valid time and expiry", () => {
+  test("a superseded fact comes back superseded, an ended relation ended, an expiry and a pin as they were", async () => {
+    const ws = uniqueWorkspace("trd");
+    const call = (name: string, args: Record<string, unknown>) => mcp.call(name, { workspaceName: ws, ...args });
+    ok(
+      await call("create_entities", {
+        entities: [{ name: "Team", entityType: "team", observations: ["lead: Alice"] }],
+        ttlSeconds: 86_400,
+      }),
+    );
+    ok(await call("create_entities", { entities: [{ name: "Ann", entityType: "person", observations: [] }] }));
+    ok(await call("supersede_observation", { entityName: "Team", observation: "lead: Alice", replacement: "lead: Bob" }));
+    ok(await call("set_expiry", { entityName: "Team", observation: "lead: Bob", pinned: true }));
+    ok(await call("upsert_relation", { from: "Ann", to: "Team", relationType: "works_at", validFrom: "2024-01-01" }));
+    ok(await call("end_relation", { from: "Ann", to: "Team", relationType: "works_at", validTo: "2025-01-01" }));
+    type Loose = { entities: Record<string, unknown>[]; relations: Graph["relations"] };
+    const team = (graph: Loose) => graph.entities.find((e) => e.name === "Team")!;
+    const before = ok<Loose>(await call("read_graph", { includeSuperseded: true }));
+    ok(await call("delete_entities", { entityNames: ["Team"] }));
+    ok(await call("restore_entity", { entityName: "Team" }));
+    const after = ok<Loose>(await call("read_graph", { includeSuperseded: true }));
+    const { observationValidity, expiresAt, pinned } = team(after);
+    expect({ observationValidity, expiresAt, pinned }).toEqual({
+      observationValidity: team(before).observationValidity,
+      expiresAt: team(before).expiresAt,
+      pinned: team(before).pinned,
+    });
+    expect(observationValidity).toMatchObject({ "lead: Alice": { status: "superseded" }, "lead: Bob": { pinned: true } });
+    expect(after.relations.find((r) => r.relationType === "works_at")).toMatchObject({ status: "ended" });
+    const now = ok<Graph>(await call("open_nodes", { names: ["Team"] }));
+    expect(now.entities[0]!.observations).toEqual(["lead: Bob"]);
+  });
+});

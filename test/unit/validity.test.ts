@@ -41,7 +41,9 @@ describe("statusOf through a lens", () => {
   test("superseded is superseded now whatever validTo says; at an explicit validAt it held within its interval", () => {
     const superseded = { validFrom: "2025-01-01T00:00:00.000Z", validTo: "2026-01-01T00:00:00.000Z", supersededBy: "b" };
     expect(statusOf(superseded, now)).toBe("superseded");
-    expect(statusOf({ ...superseded, validTo: "2027-01-01T00:00:00.000Z" }, now)).toBe("superseded");
+    expect(statusOf({ ...superseded, validTo: new Date(NOW + CLOCK_SKEW_ALLOWANCE_MS - 1).toISOString() }, now)).toBe("superseded");
+    // A supersession dated ahead has not taken effect yet: the old fact holds until then.
+    expect(statusOf({ ...superseded, validTo: "2027-01-01T00:00:00.000Z" }, now)).toBe("current");
     expect(statusOf(superseded, { ...now, validAt: at("2025-06-01") })).toBe("current");
     expect(statusOf(superseded, { ...now, validAt: at("2026-01-01") })).toBe("superseded");
     expect(statusOf(superseded, { ...now, validAt: at("2024-06-01") })).toBe("not-yet-valid");

@@ -146,7 +146,15 @@ export class GraphFold {
       case "entity.created":
       case "entity.updated": {
         const after = change.after as EntityState | undefined;
-        if (!after || change.entityId === undefined) return;
+        if (change.entityId === undefined) return;
+        if (!after) {
+          // A change of validity alone (restoreValidity): the entity's own fields stay as held.
+          if (entity && change.validity && change.kind === "entity.updated") {
+            setEntityValidity(entity, change.validity);
+            Object.assign(entity, { updatedAt: event.at, updatedBy: event.principal });
+          }
+          return;
+        }
         touched.entities.add(change.entityId);
         if (!entity) {
           const created = createdEntity(change.entityId, after, event, position);

@@ -78,11 +78,12 @@ export function isExpired(validity: Validity | undefined, heldAt: number): boole
 export function statusOf(validity: Validity | undefined, lens: TimeLens): FactStatus {
   if (!validity) return "current";
   if (isExpired(validity, lens.heldAt)) return "expired";
-  // Now, a superseded fact is superseded whatever its validTo says (the writer's clock); at an explicit valid time, it was
-  // true within its interval like any other.
-  if (validity.supersededBy && lens.validAt === undefined) return "superseded";
+  // Now, a superseded fact is superseded once its validTo is within the allowance (the writer's clock); at an explicit
+  // valid time, it was true within its interval like any other.
   const at = lens.validAt ?? lens.heldAt + CLOCK_SKEW_ALLOWANCE_MS;
   const to = timeOf(validity.validTo);
+  // A supersession dated ahead (beyond the allowance) has not taken effect: the old fact holds until its validTo.
+  if (validity.supersededBy && lens.validAt === undefined && !(to !== undefined && to > at)) return "superseded";
   if (to !== undefined && to <= at) return validity.supersededBy ? "superseded" : "ended";
   const from = timeOf(validity.validFrom);
   if (from !== undefined && from > at) return "not-yet-valid";

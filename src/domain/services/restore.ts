@@ -140,7 +140,8 @@ export class EntityRestore {
     }
     if (removed.length > 0) await this.store.deleteObservations(workspace, actor, [{ entityId: id, contents: removed }]);
     if (addedBack.length > 0) {
-      const { missing } = await this.store.addObservations(workspace, actor, [{ entityId: id, contents: addedBack }]);
+      // As they were: a single-valued key must not supersede a value that also held at asOf (its patch below settles it).
+      const { missing } = await this.store.addObservations(workspace, actor, [{ entityId: id, contents: addedBack, asRecorded: true }]);
       if (missing.length > 0) throw deletedMeanwhile(name);
     }
     if (relationsRemoved.length > 0) await this.store.deleteRelations(workspace, actor, relationsRemoved);
@@ -296,7 +297,14 @@ export class EntityRestore {
     const { entity } = node;
     const id = entity.id;
     const { created } = await this.store.createEntities(workspace, actor, [
-      { id, name: entity.name, entityType: entity.entityType, metadata: entity.metadata, observations: entity.observations },
+      {
+        id,
+        name: entity.name,
+        entityType: entity.entityType,
+        metadata: entity.metadata,
+        observations: entity.observations,
+        ...(entity.expiresAt ? { expiresAt: entity.expiresAt } : {}),
+      },
     ]);
     if (!created.includes(id)) {
       throw new ConflictError(
@@ -322,8 +330,20 @@ export class EntityRestore {
         toName: present.get(relation.toEntityId)!,
         relationType: relation.relationType,
         metadata: relation.metadata,
+        ...validityOf(relation),
       }));
     const { created: relations } = await this.store.createRelations(workspace, actor, writes, { allOrNothing: false });
+    // The observations' valid time and expiry, and the entity's pin, as they were (docs/history.md#two-times): a restored
+    // entity's superseded facts come back superseded, not current.
+    const observationTimes = [...(entity.observationValidity ?? [])].map(([content, validity]) => ({ content, validity }));
+    if (observationTimes.length > 0 || entity.pinned) {
+      await this.store.restoreValidity(workspace, actor, {
+        entity: { id, name: entity.name, entityType: entity.entityType, metadata: entity.metadata },
+        ...(entity.pinned ? { entityValidity: { pinned: true } } : {}),
+        observations: observationTimes,
+        relations: [],
+      });
+    }
     const tagRefs = (names: readonly string[]) => names.map((tag) => ({ id: tagId(workspace, tag), name: tag }));
     const tagged: string[] = [];
     for (let start = 0; start < entity.tags.length; start += LIMITS.tagsPerCall) {
@@ -436,4 +456,10 @@ function mergedAway(name: string, deleted: Change, deletion: ChangeEvent, first:
 /** When storage committed the event (its place in the feed's order), as milliseconds; the writer's time for an event read before commit times were kept. */
 function committedMs(event: ChangeEvent): number {
   return Date.parse(commitTimeOf(event));
+}
+
+/** A relation's valid time and expiry as a write carries them, when it has any. */
+function validityOf(relation: Relation): { validity?: Validity } {
+  const validity = relationValidity(relation);
+  return validity ? { validity } : {};
 }

@@ -30,7 +30,7 @@ export async function restoreValidity(gateway: TableGateway, workspace: string, 
           kind: "entity.updated",
           entityId: entity.id,
           entityName: entity.name,
-          after: { name: entity.name, entityType: entity.entityType, metadata: entity.metadata },
+          // Validity only: the merge writes no other field, so the change names none (the fold keeps what it holds).
           validity: restore.entityValidity,
         },
       ],
