@@ -81,10 +81,10 @@ describe("npm run bench", () => {
       "get_entity_relations",
     );
     // Seven phases every Table target runs; the two change-feed reads, the two navigation phases (get_neighbors, find_path)
-    // and the three curate phases only ours has, with get_context; and the three search-group reads (ours, and the floor
-    // issuing the index's requests).
-    expect(report.phases.filter((row) => row.target === "ours")).toHaveLength(18);
-    expect(report.phases.filter((row) => row.target === "ours-2026")).toHaveLength(18);
+    // and the three curate phases only ours has, with get_context and the two time phases (supersede_observation,
+    // sweep_expired); and the three search-group reads (ours, and the floor issuing the index's requests).
+    expect(report.phases.filter((row) => row.target === "ours")).toHaveLength(20);
+    expect(report.phases.filter((row) => row.target === "ours-2026")).toHaveLength(20);
     expect(report.phases.filter((row) => row.target === "floor")).toHaveLength(10);
   });
 
@@ -110,8 +110,14 @@ describe("npm run bench", () => {
       detect_duplicate_entities: duplicates,
       merge_entities: merge,
       get_context: context,
+      supersede_observation: supersede,
+      sweep_expired: sweep,
       ...ours
     } = requestsPerCall(report, "ours");
+    // supersede_observation: one range read, one transaction (docs/history.md#supersede-not-delete). One sweep of 1,000
+    // expired entities, seeded whatever N: 1 filtered query, 1 range read per entity (in parallel), 11 shared transactions.
+    expect(supersede).toBe(2);
+    expect(sweep).toBe(1012);
     // get_context (ours only): the index brought current, the search's own read of the tail, and one read of the named
     // entity's recent events (docs/context.md).
     expect(context).toBe(3);

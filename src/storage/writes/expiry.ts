@@ -1,4 +1,4 @@
-import { odata, type TransactionAction } from "@azure/data-tables";
+import type { TransactionAction } from "@azure/data-tables";
 
 import type { Change } from "../../domain/feed/history.js";
 import { observationId } from "../../domain/model/ids.js";
@@ -6,7 +6,7 @@ import type { Actor, Validity } from "../../domain/model/model.js";
 import type { ExpiryOutcome, ExpiryTarget } from "../../domain/ports/store.js";
 import { heldValidity, isExpired, patchValidity } from "../../domain/rules/validity.js";
 import { entityStateOf, relationStateOf } from "../rows/changes.js";
-import { relationRowKeys, rowKey } from "../rows/keys.js";
+import { keyRange, relationRowKeys, rowKey } from "../rows/keys.js";
 import { kindOf, text, validityOfRow } from "../rows/rows.js";
 import { stampOf, update } from "../rows/rowWrites.js";
 import type { TableGateway } from "../table/gateway.js";
@@ -61,10 +61,11 @@ export async function setExpiry(
       }
       case "observation": {
         const key = rowKey.observation(target.entityId, observationId(target.entityId, target.content));
-        // One request: the entity row (its name, its expiry) and the observation row.
-        const rows = await gateway.query(odata`PartitionKey eq ${workspace} and (RowKey eq ${target.entityId} or RowKey eq ${key})`);
+        // One range read (not an OR of keys, which Table Storage answers with a partition scan): the entity row (its name, its
+        // expiry) and its observations, among them this one.
+        const rows = await gateway.queryRange(workspace, keyRange.entityWithObservations(target.entityId));
         const head = rows.find((row) => kindOf(row) === "entity");
-        const row = rows.find((candidate) => kindOf(candidate) === "observation");
+        const row = rows.find((candidate) => text(candidate.rowKey) === key);
         if (!head) return { status: "missing", entityMissing: true };
         const entityExpiry = validityOfRow(head);
         if (isExpired(entityExpiry, nowMs)) return { status: "expired", expiresAt: entityExpiry!.expiresAt!, entityExpired: true };

@@ -7,7 +7,7 @@ import type { Actor } from "../../domain/model/model.js";
 import type { SweepReport, SweptItem } from "../../domain/ports/store.js";
 import { isExpired, iso } from "../../domain/rules/validity.js";
 import { deletionOf, entityNames, entityStateOf } from "../rows/changes.js";
-import { keyRange, ownerOf, relationRowKeys, rowKey } from "../rows/keys.js";
+import { keyRange, relationRowKeys, rowKey } from "../rows/keys.js";
 import { kindOf, type StoredRow, tagPairOf, text, validityOfRow } from "../rows/rows.js";
 import { type Stamp, stampOf } from "../rows/rowWrites.js";
 import type { TableGateway } from "../table/gateway.js";
@@ -165,11 +165,10 @@ async function untilSettled(
 async function sweepObservation(gateway: TableGateway, workspace: string, stamp: Stamp, first: StoredRow, nowMs: number): Promise<Outcome> {
   const entityId = text(first.entityId);
   const key = text(first.rowKey);
-  // The observation row and its tag links are one range; the entity row comes in the same request, to name it in the events.
-  const read = () =>
-    gateway.query(
-      odata`PartitionKey eq ${workspace} and (RowKey eq ${entityId} or (RowKey ge ${key} and RowKey lt ${keyRange.tagsOf({ entityId, observationId: key.slice(key.lastIndexOf("~") + 1) }).to}))`,
-    );
+  // One range from the entity row to the observation's last tag link (not an OR of keys, which Table Storage answers with a
+  // partition scan): the entity row names the entity in the events; the observations before this one are passed over.
+  const end = keyRange.tagsOf({ entityId, observationId: key.slice(key.lastIndexOf("~") + 1) }).to;
+  const read = () => gateway.queryRange(workspace, { from: entityId, to: end });
   let rows = await read();
   const own = (range: readonly StoredRow[]) => range.find((row) => text(row.rowKey) === key);
   if (!rows.some((row) => kindOf(row) === "entity")) return { skipped: "its entity is gone" };
@@ -178,7 +177,7 @@ async function sweepObservation(gateway: TableGateway, workspace: string, stamp:
     nowMs,
     async () => own((rows = await read())),
     async (row) => {
-      const dependents = rows.filter((candidate) => text(candidate.rowKey) !== key && tagPairOf(candidate));
+      const dependents = rows.filter((candidate) => text(candidate.rowKey).startsWith(`${key}~`) && tagPairOf(candidate));
       const head = rows.filter((candidate) => kindOf(candidate) === "entity");
       // deletionUnits leaves the entity row alone; it rides along to name the entity in the changes.
       const units = deletionUnits(workspace, [...head, row, ...dependents]);
@@ -249,9 +248,6 @@ async function sweepEntity(gateway: TableGateway, workspace: string, stamp: Stam
   );
 }
 
-/** Entity ranges read per query: each is two comparisons, and a filter holds at most 15 (with the partition's). */
-const RANGES_PER_QUERY = 7;
-
 /**
  * Expired entities in bulk: their ranges read a few per query, and entities small enough sharing transactions (each delete
  * still holding If-Match on its entity row's ETag, read in that query). A shared transaction that fails (one of its
@@ -266,17 +262,10 @@ async function sweepEntities(
   nowMs: number,
 ): Promise<Map<string, Outcome>> {
   const outcomes = new Map<string, Outcome>();
-  const groups: string[][] = [];
-  for (let i = 0; i < ids.length; i += RANGES_PER_QUERY) groups.push(ids.slice(i, i + RANGES_PER_QUERY));
+  // One range read per entity, in parallel: an OR of ranges would be answered with a partition scan on Table Storage.
   const ranges = new Map<string, StoredRow[]>(ids.map((id) => [id, []]));
-  await forEachLimited(groups, CONCURRENCY, async (group) => {
-    const any = group.map((id) => {
-      const range = keyRange.wholeEntity(id);
-      return odata`(RowKey ge ${range.from} and RowKey lt ${range.to})`;
-    });
-    for (const row of await gateway.query(`${odata`PartitionKey eq ${workspace}`} and (${any.join(" or ")})`)) {
-      ranges.get(ownerOf(text(row.rowKey)))?.push(row);
-    }
+  await forEachLimited(ids, CONCURRENCY, async (id) => {
+    ranges.set(id, await gateway.queryRange(workspace, keyRange.wholeEntity(id)));
   });
   const alone: string[] = [];
   const batches: { ids: string[]; units: Unit[] }[] = [];
