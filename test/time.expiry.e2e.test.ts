@@ -250,3 +250,26 @@ describe("sweep_expired", () => {
     expect(server.requests() - start).toBe(2);
   });
 });
+
+describe("writing to an entity that expired and is not swept yet", () => {
+  test("upsert_entity brings it back (its expiry cleared, recorded); add_observations says it is gone and how to bring it back", async () => {
+    const ws = uniqueWorkspace("tex");
+    const call = (name: string, args: Record<string, unknown>) => mcp.call(name, { workspaceName: ws, ...args });
+    ok(
+      await call("create_entities", { entities: [{ name: "Sprint", entityType: "sprint", observations: ["goal: ship"] }], ttlSeconds: 1 }),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 1_200));
+    expect(ok<{ entities: unknown[] }>(await call("open_nodes", { names: ["Sprint"] })).entities).toEqual([]);
+    const refused = failed(await call("add_observations", { observations: [{ entityName: "Sprint", contents: ["more"] }] }));
+    expect(refused.error).toBe("NotFoundError");
+    expect(refused.message).toMatch(/upsert_entity brings it back/);
+    ok(await call("upsert_entity", { name: "Sprint", entityType: "sprint", observations: ["goal: ship v2"] }));
+    const back = ok<{ entities: { name: string; observations: string[] }[] }>(await call("open_nodes", { names: ["Sprint"] }));
+    expect(back.entities.map((e) => [e.name, [...e.observations].sort()])).toEqual([["Sprint", ["goal: ship", "goal: ship v2"]]]);
+    // Not swept: the sweep finds nothing expired any more.
+    ok(await call("sweep_expired", {}));
+    expect(ok<{ entities: unknown[] }>(await call("open_nodes", { names: ["Sprint"] })).entities).toHaveLength(1);
+    const history = JSON.stringify(ok(await call("get_entity_history", { entityName: "Sprint" })));
+    expect(history).toMatch(/expiry cleared/);
+  });
+});

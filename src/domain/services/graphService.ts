@@ -201,7 +201,9 @@ export class GraphService {
         items.map((item) => item.entityName),
         workspace,
       );
-      throw new NotFoundError(`${entitiesNotFound(names, workspace)} Create them with create_entities first; no observations were added.`);
+      throw new NotFoundError(
+        `${entitiesNotFound(names, workspace)} Create them with create_entities first (an entity that expired is gone too: upsert_entity brings it back); no observations were added.`,
+      );
     }
     // The store reports per entity; give each item the additions it asked for, first item first (as the official server does).
     const unclaimed = new Map([...added].map(([id, contents]) => [id, new Set(contents)]));

@@ -193,7 +193,7 @@ export class TimeService {
     if (outcome.status === "expired") {
       const what = outcome.entityExpired ? `Entity '${request.entityName}'` : subject;
       throw new NotFoundError(
-        `${what} expired at ${outcome.expiresAt}: it is hidden from every read and the sweep deletes it. Write it again to bring it back.`,
+        `${what} expired at ${outcome.expiresAt}: it is hidden from every read and the sweep deletes it. Bring it back by writing it again: upsert_entity for an entity, add_observations for an observation (it reopens); a relation: delete_relations, then create_relations.`,
       );
     }
     return {

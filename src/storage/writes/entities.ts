@@ -2,10 +2,10 @@ import type { Change, EntityState } from "../../domain/feed/history.js";
 import { forEachLimited } from "../../domain/model/concurrency.js";
 import type { Actor, Validity } from "../../domain/model/model.js";
 import type { EntitySummary, EntityWrite, NewEntity, Progress } from "../../domain/ports/store.js";
-import { heldValidity } from "../../domain/rules/validity.js";
+import { heldValidity, isExpired } from "../../domain/rules/validity.js";
 import { entityStateOf, observationCreated } from "../rows/changes.js";
 import { keyRange, rowKey } from "../rows/keys.js";
-import { type EntityRow, kindOf } from "../rows/rows.js";
+import { type EntityRow, kindOf, validityOfRow } from "../rows/rows.js";
 import { entityRow, newObservationRows, type Row, stampOf, update } from "../rows/rowWrites.js";
 import { checkVersion, newVersion } from "../rows/versions.js";
 import type { TableGateway } from "../table/gateway.js";
@@ -62,11 +62,23 @@ export async function upsertEntity(
       const before = entityStateOf(head);
       const after: EntityState = { ...before, ...(write.entityType !== undefined ? { entityType: write.entityType } : {}), version };
       if (write.metadata !== undefined) after.metadata = write.metadata;
-      const merge = { partitionKey: workspace, rowKey: rowKey.entity(write.id), ...changes };
-      const onEtag = write.expectedVersion !== undefined || plan.serial.actions.length > 0;
+      // An entity that expired and is not swept yet is brought back: its expiry is cleared, on the ETag read, so a sweep
+      // racing this write fails its own ETag-checked delete (or, having won, makes this merge fail and create it anew).
+      const revived = isExpired(validityOfRow(head), gateway.clock());
+      const merge = { partitionKey: workspace, rowKey: rowKey.entity(write.id), ...changes, ...(revived ? { expiresAt: "" } : {}) };
+      const onEtag = write.expectedVersion !== undefined || plan.serial.actions.length > 0 || revived;
       entityUnit = {
         actions: [onEtag ? ["update", merge, "Merge", { etag: head.etag }] : ["update", merge, "Merge"]],
-        changes: [{ kind: "entity.updated", entityId: write.id, entityName: write.name, before, after }],
+        changes: [
+          {
+            kind: "entity.updated",
+            entityId: write.id,
+            entityName: write.name,
+            before,
+            after,
+            ...(revived ? { validity: { expiresAt: "" }, validityBefore: validityOfRow(head)! } : {}),
+          },
+        ],
       };
     }
     // A single-valued fact and what it supersedes commit with the entity row (on its ETag, when it exists).

@@ -2,9 +2,10 @@ import { forEachLimited } from "../../domain/model/concurrency.js";
 import { observationId } from "../../domain/model/ids.js";
 import type { Actor, Validity } from "../../domain/model/model.js";
 import type { ObservationChange } from "../../domain/ports/store.js";
+import { isExpired } from "../../domain/rules/validity.js";
 import { entityNames } from "../rows/changes.js";
 import { keyRange, rowKey } from "../rows/keys.js";
-import { kindOf, type StoredRow } from "../rows/rows.js";
+import { kindOf, type StoredRow, validityOfRow } from "../rows/rows.js";
 import { type Stamp, stampOf } from "../rows/rowWrites.js";
 import type { TableGateway } from "../table/gateway.js";
 import { retrying } from "../table/retrying.js";
@@ -50,7 +51,9 @@ export async function addObservations(
       Promise.all(ids.map((id) => gateway.queryRange(workspace, keyRange.entityWithObservations(id)))),
       singleValued,
     ]);
-    const missing = ids.filter((_, i) => !ranges[i]!.some((row) => kindOf(row) === "entity"));
+    // An entity that expired is gone from every read, so it is missing here too (upsert_entity brings it back).
+    const now = gateway.clock();
+    const missing = ids.filter((_, i) => !ranges[i]!.some((row) => kindOf(row) === "entity" && !isExpired(validityOfRow(row), now)));
     if (missing.length > 0) return { ...result(), missing };
     const stamp = stampOf(actor, gateway.clock);
     const names = entityNames(ranges.flat());
