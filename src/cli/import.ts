@@ -70,7 +70,8 @@ export const importCommand: Command = {
       `Imported ${file} into workspace '${workspace}': ` +
         `${report.entitiesCreated} entities created (${report.entitiesExisting} already there), ${report.observationsAdded} observations added, ` +
         `${report.relationsCreated} relations created (${report.relationsExisting} already there), ` +
-        `${report.tagsCreated} tag definitions created (${report.tagsExisting} already there), ${report.tagLinksAdded} tags put on entities and observations, ${report.validitiesApplied} valid times and expiries set.\n` +
+        `${report.tagsCreated} tag definitions created (${report.tagsExisting} already there), ${report.tagLinksAdded} tags put on entities and observations` +
+        `${input.validities.length > 0 ? `, ${report.validitiesApplied} valid times and expiries set` : ""}.\n` +
         `${items} items in ${seconds.toFixed(1)} s (${Math.round(items / Math.max(seconds, 0.001))} items/s), ${requests} storage requests.\n`,
     );
     if (failures.length > 0) io.stdout.write(`${failures.length} line(s) not imported; see above.\n`);
