@@ -151,10 +151,14 @@ export const WRITE_GENERATORS: Readonly<Record<string, Generator>> = {
     const [target, ...sources] = g.rng.some(g.names, g.rng.int(2, 3));
     return { target, sources: sources.map((name) => g.removing(name)), confirm: true };
   },
-  restore_entity: (g) => ({
-    entityName: g.removed.length > 0 && g.rng.chance(0.8) ? g.rng.pick(g.removed) : g.name(),
-    ...(g.pastTimes.length > 0 && g.rng.chance(0.4) ? { asOf: g.rng.pick(g.pastTimes) } : {}),
-  }),
+  restore_entity: (g) => {
+    const asOf = g.pastTimes.length > 0 && g.rng.chance(0.4) ? g.rng.pick(g.pastTimes) : undefined;
+    return {
+      entityName: g.removed.length > 0 && g.rng.chance(0.8) ? g.rng.pick(g.removed) : g.name(),
+      // Sometimes a roll back of an entity that exists (docs/history.md#supersede-not-delete).
+      ...(asOf !== undefined ? { asOf, ...(g.rng.chance(0.5) ? { rollBack: true } : {}) } : {}),
+    };
+  },
   execute_batch: (g) => ({
     operations: Array.from({ length: g.rng.int(1, 4) }, () => {
       const op = g.rng.pick(BATCH_OPS);
