@@ -78,7 +78,7 @@ describe("deployment package", () => {
     expect(candidates.some((file) => forbidden.test(file))).toBe(true); // the check has something to reject
   });
 
-  test("the bundled entry loads with no node_modules and registers every HTTP function", async () => {
+  test("the bundled entry loads with no node_modules and registers every HTTP function and the sweep's timer", async () => {
     // Copy the admitted files alone into an empty folder, as the package would be unpacked.
     const unpacked = mkdtempSync(join(tmpdir(), "central-memory-package-"));
     for (const file of admitted) {
@@ -126,6 +126,7 @@ describe("deployment package", () => {
       "mcpReadOnly",
       "protectedResourceMetadata",
       "ready",
+      "sweepExpired", // the timer trigger (docs/history.md#expiry-and-pinning)
       "viewer",
       "viewerAssets",
       "workspaceMcp",
