@@ -175,7 +175,7 @@ describe("add_observations", () => {
     expect(error).toEqual({
       success: false,
       error: "NotFoundError",
-      message: `Entity 'Ghost' not found in workspace '${ws}'. Create them with create_entities first; no observations were added.`,
+      message: `Entity 'Ghost' not found in workspace '${ws}'. Create them with create_entities first (an entity that expired is gone too: upsert_entity brings it back); no observations were added.`,
     });
     expect((await fullGraph(ws)).entities[0]?.observations).toEqual([]);
   });
