@@ -105,8 +105,10 @@ export async function importGraph(
   const named = validities.flatMap((line) => (line.observation === undefined ? [] : [{ ...line, observation: line.observation }]));
   const entities = mergeEntities(workspace, input.entities);
   const extraObservations = new Map<string, string[]>();
+  const byName = new Map(entities.map((entity) => [entity.name, entity]));
+  const inFile = new Set(entities.map((entity) => entity.id));
   for (const line of named) {
-    const entity = entities.find((candidate) => candidate.name === line.entityName);
+    const entity = byName.get(line.entityName);
     if (entity) {
       if (!entity.observations.includes(line.observation)) entity.observations.push(line.observation);
     } else extraObservations.set(line.entityName, [...(extraObservations.get(line.entityName) ?? []), line.observation]);
@@ -158,7 +160,7 @@ export async function importGraph(
     .filter(
       (change) =>
         change.contents.length > 0 &&
-        (storedObservations.has(change.entityId) || createdIds.has(change.entityId) || entities.some((e) => e.id === change.entityId)),
+        (storedObservations.has(change.entityId) || createdIds.has(change.entityId) || inFile.has(change.entityId)),
     )
     .map((change) => ({ ...change, asRecorded: true }));
   let observationsAdded = fresh.filter((entity) => createdIds.has(entity.id)).reduce((sum, entity) => sum + entity.observations.length, 0);
