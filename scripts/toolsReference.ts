@@ -22,6 +22,7 @@ const TOOLSET_ROLES: Record<Toolset, string> = {
   navigate: "neighbourhoods and paths: how entities are connected",
   curate: "atomic and idempotent batches, duplicate detection and merges",
   admin: "listing and deleting workspaces",
+  apps: "MCP Apps: the graph, duplicate review and an entity's timeline shown in the chat, and the app-only tools they read through",
 };
 
 /** The heading anchor GitHub derives from a heading's text (lower case, punctuation dropped, spaces to hyphens). */

@@ -28,6 +28,8 @@ const GLYPHS: Record<Toolset | "server", string> = {
   // A stack of drawers: workspaces.
   admin:
     '<rect x="3" y="4" width="18" height="7" rx="1.5"/><rect x="3" y="13" width="18" height="7" rx="1.5"/><path d="M10 7.5h4M10 16.5h4"/>',
+  // A window with a chart: apps shown in the chat.
+  apps: '<rect x="3" y="4" width="18" height="16" rx="2"/><path d="M3 8h18M7 16l3-4 3 2 4-5"/>',
 };
 
 function iconOf(glyph: string): Icon {

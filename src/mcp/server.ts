@@ -125,7 +125,17 @@ export function createMcpServer(context: McpContext): Server {
         ctx,
         confirmations: context.services.confirmations,
       });
-      const structured = await tool.handler(args, { services: context.services, workspace, principal, actor, toolsets, note, confirm });
+      const offeredTools = visible.map((listed) => listed.name);
+      const structured = await tool.handler(args, {
+        services: context.services,
+        workspace,
+        principal,
+        actor,
+        toolsets,
+        note,
+        confirm,
+        offeredTools,
+      });
       return {
         structuredContent: structured,
         content: [

@@ -12,9 +12,10 @@ import type { Confirm } from "./confirmation.js";
  * memory server's tools; tags: tagging entities and observations; history: the change feed (what
  * changed, the graph as it was, restoring a deleted entity); search: ranked search and stats from the
  * workspace index; navigate: neighbourhoods and paths; curate: batches, duplicates and merges; admin: listing and
- * deleting workspaces.
+ * deleting workspaces; apps: the MCP Apps (docs/apps.md), the tools that open the graph, duplicate review and timeline in
+ * the chat and the app-only tools those apps read through.
  */
-export const TOOLSETS = ["core", "graph", "tags", "history", "search", "navigate", "curate", "admin"] as const;
+export const TOOLSETS = ["core", "graph", "tags", "history", "search", "navigate", "curate", "admin", "apps"] as const;
 export type Toolset = (typeof TOOLSETS)[number];
 /** The toolsets one connection offers. */
 export type Toolsets = ReadonlySet<Toolset>;
@@ -42,6 +43,11 @@ interface ToolContext {
    * or says what to pass, and nothing was changed.
    */
   confirm: Confirm;
+  /**
+   * The names of the tools this connection lists to this caller (its toolsets, its grant, the route): an app's opening
+   * result carries them, since an app cannot list tools itself and shows only what it may call (docs/apps.md).
+   */
+  offeredTools: readonly string[];
 }
 
 /**
@@ -79,6 +85,12 @@ export interface ToolDefinition<Input extends z.ZodRawShape = z.ZodRawShape, Out
    * checks no workspace grant, and the handler's `workspace` is empty; the handler applies the grants itself.
    */
   noWorkspace?: boolean;
+  /**
+   * MCP Apps (docs/apps.md): `resourceUri` is the `ui://` resource a host renders for the tool's result (listed as
+   * `_meta.ui.resourceUri`); `visibility: ["app"]` makes an app-only tool, which hosts hide from the model and only an app
+   * calls (listed as `_meta.ui.visibility`). Absent: an ordinary tool, visible to model and app alike.
+   */
+  app?: { resourceUri?: string; visibility?: readonly ("model" | "app")[] };
   /** The text content of a successful result; the same JSON as structuredContent when absent. */
   text?(structured: z.infer<z.ZodObject<Output>>): string;
   handler(args: z.infer<z.ZodObject<Input>>, context: ToolContext): Promise<z.infer<z.ZodObject<Output>>>;
