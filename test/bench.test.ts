@@ -198,6 +198,23 @@ describe("npm run bench", () => {
     },
   );
 
+  (browserAvailable() ? test.each([30, 300]) : test.skip.each([30, 300]))(
+    "N=%i: the apps phase read the ui:// resource through the client and timed the graph app inside a host",
+    (entities) => {
+      const { report, stdout } = runs.get(entities)!;
+      expect(report.apps).toMatchObject({ resourceUri: "ui://central-memory/viewer.html", entities });
+      expect(report.apps!.runs).toHaveLength(3);
+      for (const ms of report.apps!.runs) expect(ms).toBeGreaterThan(0);
+      // The opening drew the whole small workspace (every N here is under show_memory_graph's default limit).
+      expect(report.apps!.drawn).toBe(entities);
+      // One self-contained HTML document, which compresses: fewer bytes gzipped than raw, and both reported with a verdict.
+      expect(report.apps!.gzipBytes).toBeGreaterThan(0);
+      expect(report.apps!.gzipBytes).toBeLessThan(report.apps!.rawBytes);
+      expect(stdout).toMatch(/MCP App: the ui:\/\/ resource .* gzipped; target < 300 KB gzipped: (met|\*\*missed\*\*)\./);
+      expect(stdout).toContain(`on the ${entities}-entity workspace (${entities} drawn): interactive`);
+    },
+  );
+
   test.each([30, 300])("N=%i: no call failed, nothing was lost, and the lost-write probe kept every write on ours", (entities) => {
     const { report } = runs.get(entities)!;
     for (const row of report.phases.filter((candidate) => candidate.target !== "server-memory"))

@@ -6,7 +6,7 @@ import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { build } from "esbuild";
 import type { Browser, BrowserContext, Frame, FrameLocator, Page } from "playwright-core";
 
-import { connectClient, type McpTestClient } from "./harness.js";
+import type { McpTestClient } from "./harness.js";
 
 /**
  * A minimal MCP Apps host for the browser tests and the bench (docs/apps.md), built on the extension SDK's host side.
@@ -92,10 +92,11 @@ export interface AppHost {
 
 export interface AppHostOptions {
   browser: Browser;
-  serverUrl: string;
-  /** The MCP route, e.g. /api/workspaces/{ws}/mcp (a bound route: the app's calls need no workspaceName). */
-  path: string;
-  headers?: Record<string, string>;
+  /**
+   * A real MCP SDK client on the server, with the caller's credential: a test's connectClient (test/support/harness.ts), on a
+   * bound route (/api/workspaces/{ws}/mcp) so the app's calls need no workspaceName. The host owns it: teardown closes it.
+   */
+  client: McpTestClient;
 }
 
 const HOST_INFO = { name: "central-memory-test-host", version: "1.0.0" };
@@ -186,7 +187,7 @@ function firstText(result: CallToolResult): string | undefined {
 }
 
 export async function startAppHost(options: AppHostOptions): Promise<AppHost> {
-  const client = await connectClient(options.serverUrl, options.path, { headers: options.headers ?? {} });
+  const client = options.client;
   const contexts: BrowserContext[] = [];
   let served: { url: string; server: Server } | undefined;
   let tools: Tool[];
