@@ -62,6 +62,8 @@ export interface OpenedApp {
   incidents: string[];
   /** Network requests made from the app's frame (a srcdoc app with everything inline makes none). */
   appRequests: string[];
+  /** The first call the app made (or makes next) to `name` that satisfies `matches`, once its answer is back. */
+  waitForCall(name: string, matches?: (call: AppCall) => boolean): Promise<AppCall>;
   /** Milliseconds from the host creating the iframe to the app's `viewer-interactive` mark (waits for the mark). */
   interactiveMs(): Promise<number>;
 }
@@ -230,6 +232,14 @@ export async function startAppHost(options: AppHostOptions): Promise<AppHost> {
     contexts.push(context);
     const tab = await context.newPage();
     const calls: AppCall[] = [];
+    const waiters: { accepts: (call: AppCall) => boolean; resolve: (call: AppCall) => void }[] = [];
+    const record = (made: AppCall) => {
+      calls.push(made);
+      for (const waiter of waiters.filter((candidate) => candidate.accepts(made))) {
+        waiters.splice(waiters.indexOf(waiter), 1);
+        waiter.resolve(made);
+      }
+    };
     const incidents: string[] = [];
     const appRequests: string[] = [];
     tab.on("dialog", (dialog) => {
@@ -249,15 +259,15 @@ export async function startAppHost(options: AppHostOptions): Promise<AppHost> {
       const listed = byName.get(name);
       if (listed && !visibleToApps(listed)) {
         const text = `${name} is not available to apps on this host.`;
-        calls.push({ name, args: callArgs, isError: true, refusedByHost: true, text });
+        record({ name, args: callArgs, isError: true, refusedByHost: true, text });
         return { isError: true, content: [{ type: "text", text }] };
       }
       try {
         const answer = await client.call(name, callArgs);
-        calls.push({ name, args: callArgs, isError: answer.isError === true, ...(firstText(answer) ? { text: firstText(answer)! } : {}) });
+        record({ name, args: callArgs, isError: answer.isError === true, ...(firstText(answer) ? { text: firstText(answer)! } : {}) });
         return answer;
       } catch (error) {
-        calls.push({ name, args: callArgs, isError: true, text: error instanceof Error ? error.message : String(error) });
+        record({ name, args: callArgs, isError: true, text: error instanceof Error ? error.message : String(error) });
         throw error;
       }
     });
@@ -330,6 +340,11 @@ export async function startAppHost(options: AppHostOptions): Promise<AppHost> {
       calls,
       incidents,
       appRequests,
+      waitForCall(name, matches = () => true) {
+        const accepts = (made: AppCall) => made.name === name && matches(made);
+        const done = calls.find(accepts);
+        return done ? Promise.resolve(done) : new Promise((resolve) => waiters.push({ accepts, resolve }));
+      },
       async interactiveMs() {
         const target = await appFrame();
         await target.waitForFunction(() => performance.getEntriesByName("viewer-interactive").length > 0, undefined, { timeout: 60_000 });
