@@ -60,7 +60,7 @@ export interface OpenedApp {
   calls: AppCall[];
   /** Console errors, page errors and dialogs, in the host page and the app alike. */
   incidents: string[];
-  /** Network requests made from the app's frame (a srcdoc app with everything inline makes none). */
+  /** Network loads from the app's frame that got an answer (a srcdoc app with everything inline makes none). */
   appRequests: string[];
   /** The first call the app made (or makes next) to `name` that satisfies `matches`, once its answer is back. */
   waitForCall(name: string, matches?: (call: AppCall) => boolean): Promise<AppCall>;
@@ -250,7 +250,8 @@ export async function startAppHost(options: AppHostOptions): Promise<AppHost> {
     tab.on("console", (message) => {
       if (message.type() === "error") incidents.push(`console: ${message.text()}`);
     });
-    tab.on("request", (request) => {
+    // Answered loads only: a load the CSP blocks still shows as a request, which then fails without leaving the browser.
+    tab.on("requestfinished", (request) => {
       if (request.frame() !== tab.mainFrame()) appRequests.push(request.url());
     });
     // The app's tools/call, as the host forwards it: the host refuses a tool its listing keeps from apps; anything else goes
