@@ -25,6 +25,7 @@ import { getTagUsage } from "./getTagUsage.js";
 import { listConflicts } from "./listConflicts.js";
 import { listWorkspaces } from "./listWorkspaces.js";
 import { mergeEntities } from "./mergeEntities.js";
+import { rejectDuplicatePair } from "./rejectDuplicatePair.js";
 import { openNodes } from "./openNodes.js";
 import { readGraph } from "./readGraph.js";
 import { removeTagsFromEntity } from "./removeTagsFromEntity.js";
@@ -92,4 +93,5 @@ export const ALL_TOOLS: readonly AnyTool[] = [
   executeBatch,
   detectDuplicateEntities,
   mergeEntities,
+  rejectDuplicatePair,
 ];
