@@ -9,8 +9,8 @@ import type {
   NewEntity,
   ObservationChange,
   Progress,
-  RelationRef,
   RejectedPair,
+  RelationRef,
   RelationWrite,
   ValidityRestore,
 } from "../domain/ports/store.js";

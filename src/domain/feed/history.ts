@@ -74,7 +74,7 @@ export interface Change {
   validityBefore?: Validity;
   /** On the entity.deleted of a merge's source: the entity it was merged into (merge_entities). */
   mergedInto?: string;
-  /** On rejection.*: the two entities of the pair, ids in key order (reject_duplicate_pair). */
+  /** On rejection.*: the two entities of the pair, as the call named them (reject_duplicate_pair). */
   pair?: [PairSide, PairSide];
   before?: EntityState | RelationState | TagState;
   /** A relation.updated without new metadata leaves it out: the stored metadata stayed. */

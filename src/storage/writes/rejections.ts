@@ -1,12 +1,12 @@
-import type { Change, PairSide } from "../../domain/feed/history.js";
 import type { TransactionAction } from "@azure/data-tables";
 
+import type { Change, PairSide } from "../../domain/feed/history.js";
 import { ConflictError, NotFoundError } from "../../domain/model/errors.js";
 import type { Actor } from "../../domain/model/model.js";
 import type { RejectedPair } from "../../domain/ports/store.js";
 import { keyRange, rowKey } from "../rows/keys.js";
-import { stampOf } from "../rows/rowWrites.js";
 import { text } from "../rows/rows.js";
+import { stampOf } from "../rows/rowWrites.js";
 import type { TableGateway } from "../table/gateway.js";
 import { classifyStorageError, toMemoryError } from "../table/storageErrors.js";
 import { commit, deleteAction, rowGuard, type Unit } from "./transactions.js";
@@ -23,7 +23,7 @@ import { commit, deleteAction, rowGuard, type Unit } from "./transactions.js";
  * matched, and an entity re-created under the same name (the same id) is the same name the person judged.
  */
 
-/** The two sides in key order, so the event and the row name them as the key does. */
+/** The two sides in key order, so the row names them as its key does. */
 function ordered(a: PairSide, b: PairSide): [PairSide, PairSide] {
   return a.entityId < b.entityId ? [a, b] : [b, a];
 }
@@ -43,7 +43,8 @@ export async function rejectPair(
   const sides = ordered(pair.a, pair.b);
   const key = rowKey.rejection(sides[0].entityId, sides[1].entityId);
   const stamp = stampOf(actor, gateway.clock);
-  const change: Change = { kind: undo ? "rejection.deleted" : "rejection.created", pair: sides };
+  // The event names the pair as the caller did (its summary reads as they asked); the key alone is order-free.
+  const change: Change = { kind: undo ? "rejection.deleted" : "rejection.created", pair: [pair.a, pair.b] };
   const row: TransactionAction = [
     "create",
     {
