@@ -96,6 +96,8 @@ const SCRIPT: Step[] = [
   { tool: "get_neighbors", args: { entityName: "Alice", depth: 2 } },
   { tool: "find_path", args: { from: "Alice", to: "Dave" } },
   { tool: "detect_duplicate_entities", args: { entityType: "person", threshold: 0.3 } },
+  { tool: "reject_duplicate_pair", args: { a: "Alice", b: "Alice Smith" } },
+  { tool: "reject_duplicate_pair", args: { a: "Alice", b: "Alice" }, fails: "ValidationError" },
   {
     tool: "execute_batch",
     args: {

@@ -118,6 +118,8 @@ const SURROGATE_CALLS: [string, Record<string, unknown>, RegExp][] = [
   // Confirmed (docs/confirmation.md), so that the text rule is what refuses them.
   ["merge_entities", { target: LONE, sources: ["A"], confirm: true }, /target/],
   ["merge_entities", { target: "A", sources: [LONE], confirm: true }, /sources\[0\]/],
+  ["reject_duplicate_pair", { a: LONE, b: "A" }, /^a /],
+  ["reject_duplicate_pair", { a: "A", b: LONE }, /^b /],
 ];
 
 describe("text rules are the same on every tool", () => {

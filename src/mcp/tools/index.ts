@@ -27,6 +27,7 @@ import { listWorkspaces } from "./listWorkspaces.js";
 import { mergeEntities } from "./mergeEntities.js";
 import { openNodes } from "./openNodes.js";
 import { readGraph } from "./readGraph.js";
+import { rejectDuplicatePair } from "./rejectDuplicatePair.js";
 import { removeTagsFromEntity } from "./removeTagsFromEntity.js";
 import { restoreEntity } from "./restoreEntity.js";
 import { searchEntities } from "./searchEntities.js";
@@ -92,4 +93,5 @@ export const ALL_TOOLS: readonly AnyTool[] = [
   executeBatch,
   detectDuplicateEntities,
   mergeEntities,
+  rejectDuplicatePair,
 ];
