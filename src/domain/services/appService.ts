@@ -4,6 +4,7 @@ import type { CursorCodec } from "../model/cursor.js";
 import { NotFoundError, ValidationError } from "../model/errors.js";
 import { entityId as entityIdOf } from "../model/ids.js";
 import { LIMITS } from "../model/limits.js";
+import { byCreation } from "../model/order.js";
 import type { Entity, EntityNode, Relation, Validity } from "../model/model.js";
 import { checkEntityName, checkEntityType, checkLimit, checkRelationType, checkTagName } from "../model/validation.js";
 import type { GraphIndex } from "../ports/graphIndex.js";
@@ -411,15 +412,14 @@ class Adjacency {
 
   /**
    * `first` (kept in order), then `rest` most connected first, up to `limit` in all; the relations among those drawn.
-   * Ties keep the graph's order (creation), so a slice is the same on every read.
+   * Ties go oldest first, and relations are listed oldest first, so a slice is the same on every read.
    */
   slice(first: readonly string[], rest: readonly string[], limit: number): GraphSlice {
-    const order = new Map([...this.entities.keys()].map((id, i) => [id, i]));
     const firsts = first.filter((id) => this.entities.has(id));
     const taken = new Set(firsts);
     const others = rest
       .filter((id) => this.entities.has(id) && !taken.has(id))
-      .sort((x, y) => this.degree(y) - this.degree(x) || order.get(x)! - order.get(y)!);
+      .sort((x, y) => this.degree(y) - this.degree(x) || byCreation(this.entities.get(x)!, this.entities.get(y)!));
     const all = [...firsts, ...others];
     const drawn = all.slice(0, limit);
     const shown = new Set(drawn);
@@ -431,7 +431,7 @@ class Adjacency {
     }
     return {
       entities: drawn.map((id) => nodeOf(this.entities.get(id)!, this.degree(id))),
-      relations: [...relations.values()].map(edgeOf),
+      relations: [...relations.values()].sort(byCreation).map(edgeOf),
       truncated: all.length > drawn.length,
     };
   }
@@ -457,7 +457,7 @@ function sideOf({ entity, relations }: EntityNode): DuplicateSide {
     name: entity.name,
     entityType: entity.entityType,
     observations: entity.observations,
-    relations: relations.map(edgeOf),
+    relations: [...relations].sort(byCreation).map(edgeOf),
     ...(entity.tags.length > 0 ? { tags: entity.tags } : {}),
   };
 }
@@ -519,6 +519,7 @@ function detailsOf(entity: Entity, lens: TimeLens): NonNullable<EntityDetails["e
 function relationsOf(relations: readonly Relation[], lens: TimeLens): EntityDetails["relations"] {
   const distinct = [...new Map(relations.map((relation) => [relation.id, relation])).values()];
   return distinct
+    .sort(byCreation)
     .filter((relation) => relationShows(relation, lens))
     .map((relation) => {
       const status = relationStatus(relation, lens);
