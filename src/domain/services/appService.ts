@@ -6,7 +6,7 @@ import { entityId as entityIdOf } from "../model/ids.js";
 import { LIMITS } from "../model/limits.js";
 import { byCreation } from "../model/order.js";
 import type { Entity, EntityNode, Relation, Validity } from "../model/model.js";
-import { checkEntityName, checkEntityType, checkLimit, checkRelationType, checkTagName } from "../model/validation.js";
+import { checkEntityName, checkEntityType, checkLimit, checkQuery, checkRelationType, checkTagName } from "../model/validation.js";
 import type { GraphIndex } from "../ports/graphIndex.js";
 import type { GraphStore } from "../ports/store.js";
 import { searchTextOf, substringRank } from "../rules/search.js";
@@ -143,6 +143,7 @@ export class AppService {
     if (input.entityName !== undefined) checkEntityName(input.entityName, "entityName");
     const query = input.query?.trim();
     if (input.query !== undefined) {
+      checkQuery(input.query, "query");
       if (query === "") throw new ValidationError("query is empty: give a few words, or omit it to open on the most connected entities.");
       if (input.query.length > LIMITS.searchQuery) {
         throw new ValidationError(`query has ${input.query.length} characters; the limit is ${LIMITS.searchQuery}. Give a few words.`);
