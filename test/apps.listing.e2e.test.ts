@@ -2,8 +2,8 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 
 import { beforeAll, describe, expect, test } from "@jest/globals";
-import { EXTENSION_ID, RESOURCE_MIME_TYPE, RESOURCE_URI_META_KEY } from "@modelcontextprotocol/ext-apps/server";
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from "@modelcontextprotocol/client";
+import { EXTENSION_ID, RESOURCE_MIME_TYPE, RESOURCE_URI_META_KEY } from "@modelcontextprotocol/ext-apps/server";
 
 import { hashApiKey } from "../src/http/auth/apiKeyVerifier.js";
 import { APP_RESOURCE_URI } from "../src/mcp/appShapes.js";
@@ -11,8 +11,8 @@ import { ALL_TOOLS } from "../src/mcp/tools/index.js";
 import { ROOT, viewerBuildOnce } from "./support/build.js";
 import {
   connectClient,
-  MODERN_PROTOCOL_VERSION,
   type McpTestClient,
+  MODERN_PROTOCOL_VERSION,
   ok,
   type TestServer,
   uniqueWorkspace,
