@@ -73,6 +73,7 @@ const WRITE_ARGS: Record<string, (ws: string) => Record<string, unknown>> = {
   declare_fact_keys: () => ({ keys: [{ key: "owner", singleValued: true }] }),
   set_expiry: () => ({ entityName: "A", pinned: true }),
   sweep_expired: () => ({}),
+  reject_duplicate_pair: () => ({ a: "A", b: "B" }),
 };
 
 const refusalMessage = (tool: string) =>

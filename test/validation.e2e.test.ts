@@ -127,6 +127,8 @@ const SURROGATE_CALLS: [string, Record<string, unknown>, RegExp][] = [
   ["app_filter", { tag: LONE }, /tag/],
   ["app_filter", { relationType: LONE }, /relationType/],
   ["app_entity_details", { entityName: LONE }, /entityName/],
+  ["reject_duplicate_pair", { a: LONE, b: "A" }, /^a /],
+  ["reject_duplicate_pair", { a: "A", b: LONE }, /^b /],
 ];
 
 describe("text rules are the same on every tool", () => {

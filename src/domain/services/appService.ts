@@ -328,8 +328,8 @@ export class AppService {
     input: { entityType?: string; threshold?: number; limit?: number },
   ): Promise<{ pairs: { a: DuplicateSide; b: DuplicateSide; score: number; reasons: string[] }[]; rejected: number }> {
     const found = await this.others.curate.detectDuplicates(workspace, { ...input, limit: input.limit ?? REVIEW_DEFAULT_LIMIT });
-    // The count of rejected pairs left out, where the detector reports it (reject_duplicate_pair).
-    const rejected = (found as { rejected?: number }).rejected ?? 0;
+    // How many pairs the detector left out because a person rejected them (reject_duplicate_pair).
+    const { rejected } = found;
     if (found.pairs.length === 0) return { pairs: [], rejected };
     const ids = [...new Set(found.pairs.flatMap((pair) => [pair.a.id, pair.b.id]))];
     const port = await this.index.traversal(workspace, presentLens(this.clock()));
