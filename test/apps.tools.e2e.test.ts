@@ -509,6 +509,12 @@ describe("review_duplicates", () => {
     const detected = ok<{ pairs: { a: { name: string }; b: { name: string } }[] }>(await call(ws, "detect_duplicate_entities", {}));
     expect(detected.pairs.map((p) => [p.a.name, p.b.name].sort())).toEqual(review.pairs.map((p) => [p.a.name, p.b.name].sort()));
 
+    // A pair a person rejected is not proposed again, and counted.
+    ok(await call(ws, "reject_duplicate_pair", { a: "Alice Smith", b: "alice_smith" }));
+    const afterReject = await call(ws, "review_duplicates", {});
+    expect(ok<Review>(afterReject)).toMatchObject({ pairs: [], rejected: 1 });
+    expect(textOf(afterReject)).toMatch(/^0 probable duplicate pairs in workspace '.+' \(1 rejected pairs left out\)/);
+
     const before = await storageOf(ws);
     expect(failed(await call(ws, "review_duplicates", { threshold: 2 })).error).toBe("ValidationError");
     expect(failed(await call(ws, "review_duplicates", { limit: 0 })).error).toBe("ValidationError");
