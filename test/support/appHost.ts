@@ -20,7 +20,7 @@ import type { McpTestClient } from "./harness.js";
  */
 
 /** What a resource may ask of the host's CSP (the extension's McpUiResourceCsp); absent lists grant nothing. */
-export interface ResourceCsp {
+interface ResourceCsp {
   connectDomains?: string[];
   resourceDomains?: string[];
   frameDomains?: string[];
@@ -28,7 +28,7 @@ export interface ResourceCsp {
 }
 
 /** The `ui://` resource as resources/read returned it. */
-export interface AppResource {
+interface AppResource {
   uri: string;
   mimeType?: string;
   text: string;
@@ -36,7 +36,7 @@ export interface AppResource {
 }
 
 /** One tools/call the app made through the host. `refusedByHost`: the host answered it without asking the server. */
-export interface AppCall {
+interface AppCall {
   name: string;
   args: Record<string, unknown>;
   isError: boolean;
@@ -68,7 +68,7 @@ export interface OpenedApp {
   interactiveMs(): Promise<number>;
 }
 
-export interface OpenOptions {
+interface OpenOptions {
   /** What the host sends the app as the tool's result, from the result the server gave (a test that plays a tampered host). */
   result?: (result: CallToolResult) => CallToolResult;
   /** Wait for body[data-state=ready] in the app (the default), or return once the iframe is loading. */
@@ -92,7 +92,7 @@ export interface AppHost {
   teardown(): Promise<void>;
 }
 
-export interface AppHostOptions {
+interface AppHostOptions {
   browser: Browser;
   /**
    * A real MCP SDK client on the server, with the caller's credential: a test's connectClient (test/support/harness.ts), on a
@@ -149,7 +149,7 @@ async function servePage(): Promise<{ url: string; server: Server }> {
  * The CSP a host puts on an app, from what its resource declared (the extension's rule: an empty or absent list grants
  * nothing). Inline script and style are allowed because the app is one self-contained document.
  */
-export function appCsp(declared: ResourceCsp | undefined): string {
+function appCsp(declared: ResourceCsp | undefined): string {
   const origins = (list: string[] | undefined) => (list && list.length > 0 ? list.join(" ") : "");
   const resources = origins(declared?.resourceDomains);
   const orNone = (list: string[] | undefined) => origins(list) || "'none'";
@@ -171,7 +171,7 @@ export function appCsp(declared: ResourceCsp | undefined): string {
 }
 
 /** The app's HTML with the CSP as the first thing in its head, so it governs everything the document loads or runs. */
-export function withCsp(html: string, csp: string): string {
+function withCsp(html: string, csp: string): string {
   const meta = `<meta http-equiv="Content-Security-Policy" content="${csp.replace(/"/g, "&quot;")}">`;
   const head = /<head(\s[^>]*)?>/i.exec(html);
   if (head) return html.slice(0, head.index + head[0].length) + meta + html.slice(head.index + head[0].length);
