@@ -96,6 +96,15 @@ const SCRIPT: Step[] = [
   { tool: "get_neighbors", args: { entityName: "Alice", depth: 2 } },
   { tool: "find_path", args: { from: "Alice", to: "Dave" } },
   { tool: "detect_duplicate_entities", args: { entityType: "person", threshold: 0.3 } },
+  // apps (docs/apps.md): the tools that open an app, and the app-only ones, called as an app calls them.
+  { tool: "show_memory_graph" },
+  { tool: "show_memory_graph", args: { entityName: "Alice" } },
+  { tool: "show_memory_graph", args: { query: "TypeScript" } },
+  { tool: "review_duplicates", args: { entityType: "person", threshold: 0.3 } },
+  { tool: "app_expand", args: { entityName: "Carol" } },
+  { tool: "app_expand", args: { entityName: "Nobody" }, fails: "NotFoundError" },
+  { tool: "app_filter", args: { entityType: "person" } },
+  { tool: "app_entity_details", args: { entityName: "Carol", includeSuperseded: true } },
   {
     tool: "execute_batch",
     args: {
@@ -111,6 +120,7 @@ const SCRIPT: Step[] = [
   { tool: "delete_entities", args: { entityNames: ["Eve"] } },
   { tool: "restore_entity", args: { entityName: "Eve" } },
   { tool: "get_entity_history", args: { entityName: "Eve" } },
+  { tool: "show_entity_timeline", args: { entityName: "Eve" } },
   // confirm: true is what a client that cannot ask its user will pass once merges ask for confirmation (ignored until then).
   { tool: "merge_entities", args: { target: "Alice", sources: ["Dave"], confirm: true } },
   { tool: "upsert_entity", args: person("Alice", ["merged Dave"]) },
@@ -118,6 +128,13 @@ const SCRIPT: Step[] = [
   { tool: "list_workspaces" },
   { tool: "delete_workspace", args: (ws) => ({ confirm: ws }) },
 ];
+
+/**
+ * The app-only tools (docs/apps.md): a 2026-07-28 client that declares no MCP Apps extension (as these do) is not listed them,
+ * so it cannot call them either (its SDK sends a tool's routing headers from the listing): its runs leave their steps out.
+ */
+const APP_ONLY = new Set(ALL_TOOLS.filter((tool) => tool.app?.visibility?.includes("model") === false).map((tool) => tool.name));
+const stepsOf = (era: Era) => SCRIPT.filter((step) => era === "2025" || !APP_ONLY.has(step.tool));
 
 type Route = "unbound" | "bound";
 type Door = "local" | "functions";
@@ -169,7 +186,7 @@ async function runScript(run: Run): Promise<Transcript> {
     const listed = (await mcp.client.listTools()).tools.map((tool) => tool.name).sort();
     const normalise = normaliser(ws);
     const answers: Transcript["answers"] = [];
-    for (const step of SCRIPT) {
+    for (const step of stepsOf(run.era)) {
       const given = typeof step.args === "function" ? step.args(ws) : (step.args ?? {});
       const noWorkspace = ALL_TOOLS.find((tool) => tool.name === step.tool)?.noWorkspace === true;
       const args = run.route === "unbound" && !noWorkspace ? { workspaceName: ws, ...given } : given;
@@ -273,15 +290,19 @@ describe("both protocol eras, every tool, both routes, both doors", () => {
 
   test("every client lists every tool, and the script calls exactly the listed tools", () => {
     const everyTool = ALL_TOOLS.map((tool) => tool.name).sort();
+    // A 2025-era request has no envelope to say whether its client renders apps: it is listed the app-only tools, marked.
+    expect([...APP_ONLY].sort()).toEqual(["app_entity_details", "app_expand", "app_filter"]);
     const called = [...new Set(SCRIPT.map((step) => step.tool))].sort();
     expect(called).toEqual(everyTool);
-    for (const run of RUNS)
-      expect({ run: label(run), listed: transcripts.get(label(run))!.listed }).toEqual({ run: label(run), listed: everyTool });
+    for (const run of RUNS) {
+      const listed = run.era === "2026" ? everyTool.filter((name) => !APP_ONLY.has(name)) : everyTool;
+      expect({ run: label(run), listed: transcripts.get(label(run))!.listed }).toEqual({ run: label(run), listed });
+    }
   });
 
   test("every call of the script succeeds in every run, except the mistakes, which fail", () => {
-    const expected = SCRIPT.map((step) => ({ tool: step.tool, error: step.fails }));
     for (const run of RUNS) {
+      const expected = stepsOf(run.era).map((step) => ({ tool: step.tool, error: step.fails }));
       const outcomes = transcripts.get(label(run))!.answers.map(({ tool, isError, text }) => ({
         tool,
         error: isError ? (JSON.parse(String(text)) as { error: string }).error : undefined,
@@ -291,7 +312,8 @@ describe("both protocol eras, every tool, both routes, both doors", () => {
   });
 
   test.each(RUNS.filter((run) => run.era === "2026"))("2026-07-28 answers as 2025 does: $route route, $door door", (run) => {
-    expect(transcripts.get(label(run))!.answers).toEqual(transcripts.get(label({ ...run, era: "2025" }))!.answers);
+    const answers2025 = transcripts.get(label({ ...run, era: "2025" }))!.answers.filter((answer) => !APP_ONLY.has(answer.tool));
+    expect(transcripts.get(label(run))!.answers).toEqual(answers2025);
   });
 
   test.each(RUNS.filter((run) => run.route === "bound"))("the bound route answers as the unbound one: $era, $door door", (run) => {

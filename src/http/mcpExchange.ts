@@ -12,6 +12,7 @@ import {
 import { createMcpServer, listedTools, type McpContext } from "../mcp/server.js";
 import { limitBatch } from "./batchLimits.js";
 import { recordRequestIds, withDeadline } from "./deadline.js";
+import { appHtml } from "./viewerAssets.js";
 import { inErrorShape } from "./responses.js";
 import { headerMismatchResponse } from "./routingHeaders.js";
 
@@ -39,6 +40,8 @@ export async function answerMcp(request: Request, deps: ExchangeDeps, caller: Ex
     services: deps.services,
     version: deps.version,
     ...(deps.instrument ? { instrument: deps.instrument } : {}),
+    // The apps' HTML, read from the build (src/mcp reads no files): every MCP route serves the `ui://` resource alike.
+    appHtml,
     ...caller,
   };
   // The deadline covers the whole exchange, reading the body included; each era fills in what its answer needs.

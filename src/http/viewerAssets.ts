@@ -50,6 +50,24 @@ async function load(): Promise<Map<ViewerFile, Asset>> {
   return assets;
 }
 
+let appPage: Promise<string> | undefined;
+
+/**
+ * The MCP Apps' HTML (dist/viewer/mcp-app.html, one document with its script and style inline; docs/apps.md), for the
+ * `ui://` resource the MCP server serves (McpContext.appHtml). It sits beside the page's files but is not one of them: it is
+ * never served on /api/viewer/{file}, only as the resource. Kept once read; undefined while it is not built (asked again
+ * next time, so a build after start is picked up).
+ */
+export async function appHtml(): Promise<string | undefined> {
+  appPage ??= packageRoot().then((root) => readFile(join(root, "dist", "viewer", "mcp-app.html"), "utf8"));
+  try {
+    return await appPage;
+  } catch {
+    appPage = undefined;
+    return undefined;
+  }
+}
+
 async function packageRoot(): Promise<string> {
   let dir = dirname(fileURLToPath(import.meta.url));
   for (let i = 0; i < 5; i++) {

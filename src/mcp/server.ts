@@ -1,13 +1,16 @@
 import {
   type CallToolRequest,
   type CallToolResult,
+  CLIENT_CAPABILITIES_META_KEY,
   type InputRequiredResult,
   isInputRequiredResult,
+  PROTOCOL_VERSION_META_KEY,
   Server,
   type ServerContext,
   type Tool,
 } from "@modelcontextprotocol/server";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/server/validators/ajv";
+import { EXTENSION_ID, RESOURCE_URI_META_KEY } from "@modelcontextprotocol/ext-apps/server";
 import { z } from "zod";
 
 import { type Access, accessOnRoute, type Principal } from "../domain/model/access.js";
@@ -45,6 +48,11 @@ export interface McpContext {
   readOnly?: boolean;
   /** Wraps every tools/call (logging, request counting). */
   instrument?: ToolInstrument;
+  /**
+   * The MCP Apps' HTML (docs/apps.md), the `ui://` resource's body: provided by the http layer, which reads the built file
+   * (src/mcp reads no files). Absent, or resolving to undefined: not built, and a read of the resource says how to build it.
+   */
+  appHtml?: () => Promise<string | undefined>;
 }
 
 const INSTRUCTIONS =
@@ -96,7 +104,11 @@ export function createMcpServer(context: McpContext): Server {
   const ceiling = ceilingOf(context);
   const visible = listedTools(context);
 
-  server.setRequestHandler("tools/list", () => ({ tools: visible.map((tool) => describeTool(tool, boundWorkspace, toolsets)) }));
+  server.setRequestHandler("tools/list", (_request, ctx) => ({
+    tools: visible
+      .filter((tool) => !isAppOnly(tool) || mayListAppOnly(ctx))
+      .map((tool) => describeTool(tool, boundWorkspace, toolsets)),
+  }));
 
   const callTool = async (request: CallToolRequest, ctx: ServerContext): Promise<CallToolResult | InputRequiredResult> => {
     const tool = byName.get(request.params.name);
@@ -165,6 +177,7 @@ export function createMcpServer(context: McpContext): Server {
     services: context.services,
     principal,
     toolsets,
+    ...(context.appHtml ? { appHtml: context.appHtml } : {}),
     ...(boundWorkspace !== undefined ? { boundWorkspace } : {}),
   });
   registerPrompts(server, { services: context.services, principal, ...(boundWorkspace !== undefined ? { boundWorkspace } : {}) });
@@ -182,6 +195,22 @@ export function listedTools(context: Pick<McpContext, "principal" | "boundWorksp
   const ceiling = ceilingOf(context);
   const toolsets = context.toolsets ?? ALL_TOOLSETS;
   return (context.tools ?? ALL_TOOLS).filter((tool) => offers(toolsets, tool) && allows(ceiling, tool));
+}
+
+/** An app-only tool (docs/apps.md): hosts hide it from the model; only an app calls it. */
+const isAppOnly = (tool: AnyTool): boolean => tool.app?.visibility !== undefined && !tool.app.visibility.includes("model");
+
+/**
+ * Whether a tools/list may list app-only tools. A 2026-07-28 request declares its client's capabilities in its envelope: one
+ * without the MCP Apps extension renders no app, so listing them would only offer the model tools meant for an app. A
+ * 2025-era request has no envelope (its capabilities were declared at an initialize this stateless server never saw): they
+ * are listed, marked with their visibility, and a host that supports Apps hides them from the model.
+ */
+function mayListAppOnly(ctx: ServerContext): boolean {
+  const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+  if (envelope?.[PROTOCOL_VERSION_META_KEY] !== "2026-07-28") return true;
+  const capabilities = envelope[CLIENT_CAPABILITIES_META_KEY] as { extensions?: Record<string, unknown> } | undefined;
+  return capabilities?.extensions?.[EXTENSION_ID] !== undefined;
 }
 
 /** On a read-only route the most anyone may do is read. */
@@ -244,6 +273,18 @@ function listTool(tool: AnyTool, boundWorkspace: string | undefined, withTags: b
     annotations: tool.annotations,
     icons: TOOLSET_ICONS[tool.toolsets[0]],
     execution: { taskSupport: "forbidden" },
+    ...(tool.app ? { _meta: appMeta(tool.app) } : {}),
+  };
+}
+
+/**
+ * A tool's MCP Apps metadata (docs/apps.md): `ui` as the extension defines it, and the flat "ui/resourceUri" that hosts
+ * written for the extension's first drafts read.
+ */
+function appMeta(app: NonNullable<AnyTool["app"]>): Record<string, unknown> {
+  return {
+    ui: { ...(app.resourceUri !== undefined ? { resourceUri: app.resourceUri } : {}), ...(app.visibility ? { visibility: [...app.visibility] } : {}) },
+    ...(app.resourceUri !== undefined ? { [RESOURCE_URI_META_KEY]: app.resourceUri } : {}),
   };
 }
 

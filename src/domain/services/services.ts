@@ -3,6 +3,7 @@ import type { ConfirmationStore } from "../ports/confirmationStore.js";
 import type { GraphIndex } from "../ports/graphIndex.js";
 import type { GraphStore } from "../ports/store.js";
 import { AdminService } from "./adminService.js";
+import { AppService } from "./appService.js";
 import { AsOfReads } from "./asOf.js";
 import { ContextService } from "./contextService.js";
 import { CoreService } from "./coreService.js";
@@ -17,8 +18,8 @@ import { TimeService } from "./timeService.js";
 /**
  * The domain, one service per toolset (src/mcp/tool.ts TOOLSETS): a tool calls the service of its
  * toolset and no other. The services share the ports, the as-of reads and the cursor signer; none holds
- * a reference to another, except curate, which runs a non-atomic batch's steps through core and graph, and context, which
- * searches through search.
+ * a reference to another, except curate, which runs a non-atomic batch's steps through core and graph, context, which
+ * searches through search, and apps, which opens a graph on search's ranking and a duplicate review on curate's detection.
  */
 export interface Services {
   /** upsert_entity, upsert_relation, get_entity_relations. */
@@ -39,6 +40,8 @@ export interface Services {
   curate: CurateService;
   /** Listing and deleting workspaces (docs/navigate.md#workspaces). */
   admin: AdminService;
+  /** What the MCP Apps read (docs/apps.md): the graph, the duplicate review and the timeline; over search and curate. */
+  apps: AppService;
   /**
    * Valid time, supersession, fact keys and expiry (docs/history.md#two-times): the history toolset's time tools and the
    * admin toolset's sweep_expired.
@@ -76,16 +79,19 @@ export function composeServices(ports: {
   const core = new CoreService(store, asOf);
   const graph = new GraphService(store, index, asOf, cursors);
   const search = new SearchService(index, cursors);
+  const history = new HistoryService(store, cursors, asOf);
+  const curate = new CurateService(store, index, { core, graph });
   return {
     core,
     graph,
     tags: new TagService(store.tags, index),
-    history: new HistoryService(store, cursors, asOf),
+    history,
     search,
     context: new ContextService(index, search, store, store.workspaces),
     navigate: new NavigateService(index),
-    curate: new CurateService(store, index, { core, graph }),
+    curate,
     admin: new AdminService(store.workspaces),
+    apps: new AppService(store, index, asOf, cursors, { search, curate }),
     time: new TimeService(store, index),
     cursors,
     confirmations: { key: ports.cursorKey, used: ports.confirmations },

@@ -1,5 +1,8 @@
 import type { AnyTool } from "../tool.js";
 import { addObservations } from "./addObservations.js";
+import { appEntityDetails } from "./appEntityDetails.js";
+import { appExpand } from "./appExpand.js";
+import { appFilter } from "./appFilter.js";
 import { createEntities } from "./createEntities.js";
 import { createRelations } from "./createRelations.js";
 import { declareFactKeys } from "./declareFactKeys.js";
@@ -29,10 +32,13 @@ import { openNodes } from "./openNodes.js";
 import { readGraph } from "./readGraph.js";
 import { removeTagsFromEntity } from "./removeTagsFromEntity.js";
 import { restoreEntity } from "./restoreEntity.js";
+import { reviewDuplicates } from "./reviewDuplicates.js";
 import { searchEntities } from "./searchEntities.js";
 import { searchNodes } from "./searchNodes.js";
 import { searchRelations } from "./searchRelations.js";
 import { setExpiry } from "./setExpiry.js";
+import { showEntityTimeline } from "./showEntityTimeline.js";
+import { showMemoryGraph } from "./showMemoryGraph.js";
 import { supersedeObservation } from "./supersedeObservation.js";
 import { sweepExpired } from "./sweepExpired.js";
 import { tagEntity } from "./tagEntity.js";
@@ -92,4 +98,11 @@ export const ALL_TOOLS: readonly AnyTool[] = [
   executeBatch,
   detectDuplicateEntities,
   mergeEntities,
+  // apps: the MCP Apps (docs/apps.md) and the app-only tools they read through
+  showMemoryGraph,
+  reviewDuplicates,
+  showEntityTimeline,
+  appExpand,
+  appFilter,
+  appEntityDetails,
 ];
