@@ -32,7 +32,10 @@ export async function showDetails(name: string): Promise<void> {
   const panel = byId("details");
   panel.hidden = false;
   byId("app").classList.remove("no-details");
-  panel.replaceChildren(el("h3", {}, name), el("p", { className: "muted" }, "Loading…"));
+  // Reading the same entity again (the toggle, the time) keeps its panel until the new read replaces it in one step.
+  if (view.selected !== name || panel.childElementCount === 0) {
+    panel.replaceChildren(el("h3", {}, name), el("p", { className: "muted" }, "Loading…"));
+  }
   view.selected = name;
   // Read each time the panel opens, so it shows the facts true now (or at asOf) whatever put the entity in the graph.
   // "Show superseded" reads everything no longer true too, marked; that read is not kept for the graph.

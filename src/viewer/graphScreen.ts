@@ -2,7 +2,7 @@ import { expand, focus, onActionError, showDetails } from "./details.js";
 import { byId, el, fill, linkButton } from "./dom.js";
 import { fillFilters, refilter } from "./filters.js";
 import { degreeTable, drawGraph, markAll, merge, replaceGraph } from "./graph.js";
-import { Palette,typeCounts } from "./palette.js";
+import { Palette, typeCounts } from "./palette.js";
 import { loadChanges, loadDuplicates, loadTags, showHubs, showLegend } from "./panels.js";
 import type { EntityDetails, GraphView } from "./shapes.js";
 import { edgeKey, mergeSlice, pathParts, pathText } from "./slice.js";
