@@ -78,8 +78,20 @@ const STYLE: cytoscape.StylesheetJson = [
     },
   },
   { selector: "edge", style: { width: 1, "line-color": "#b8c0cc", "curve-style": "haystack", opacity: 0.8 } },
-  // A search hit: a thick amber ring and its name, whatever its size.
-  { selector: "node.hit", style: { "border-width": 4, "border-color": "#f2a900", label: "data(name)", "z-index": 5 } },
+  // A search hit: a yellow halo behind it, like a highlighter (no type has that colour), a dark ring and its name.
+  {
+    selector: "node.hit",
+    style: {
+      "underlay-color": "#ffd400",
+      "underlay-padding": 9,
+      "underlay-opacity": 0.75,
+      "underlay-shape": "ellipse",
+      "border-width": 2,
+      "border-color": "#1d2330",
+      label: "data(name)",
+      "z-index": 5,
+    },
+  },
   // The shown path: nodes ringed and edges drawn thick in one colour, above the rest.
   { selector: "node.path", style: { "border-width": 4, "border-color": "#c2185b", label: "data(name)", "z-index": 6 } },
   { selector: "edge.path", style: { width: 4, "line-color": "#c2185b", opacity: 1, "z-index": 6 } },

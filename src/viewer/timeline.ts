@@ -2,6 +2,7 @@ import { detailsContent } from "./details.js";
 import { button, byId, el, fill, timeText } from "./dom.js";
 import type { EntityDetails, Timeline, TimelineEvent } from "./shapes.js";
 import { api, say, showError, view } from "./state.js";
+import { readableTime } from "./time.js";
 
 /**
  * The timeline (docs/apps.md): one entity's history, newest first (show_entity_timeline). A person views the entity as it
@@ -87,7 +88,7 @@ async function restore(event: TimelineEvent, ask: HTMLElement): Promise<void> {
   });
   ask.replaceChildren();
   say(
-    `${timeline.entityName} restored as it was at ${result.restoredAsOf}: ${result.observations} observation(s), ` +
+    `${timeline.entityName} restored as it was at ${readableTime(result.restoredAsOf, Date.now())}: ${result.observations} observation(s), ` +
       `${result.relations} relation(s).`,
   );
   // The restore is an event itself: read the timeline again, newest first.
