@@ -168,6 +168,13 @@ export function merge(newEntities: EntityView[], newRelations: RelationView[]): 
   fillFilters();
   applyFilters();
   markAll();
+  afterMerge();
+}
+
+/** What the screen updates once something was added (the legend, the counts). */
+let afterMerge: () => void = () => undefined;
+export function whenMerged(update: () => void): void {
+  afterMerge = update;
 }
 
 /** Replaces everything drawn with another graph (the time slider's graph as it was, or now again). */

@@ -1,7 +1,7 @@
 import { expand, focus, onActionError, showDetails } from "./details.js";
 import { byId, el, fill, linkButton } from "./dom.js";
 import { fillFilters, refilter } from "./filters.js";
-import { degreeTable, drawGraph, markAll, merge, replaceGraph } from "./graph.js";
+import { degreeTable, drawGraph, markAll, merge, replaceGraph, whenMerged } from "./graph.js";
 import { Palette, typeCounts } from "./palette.js";
 import { loadChanges, loadDuplicates, loadTags, showHubs, showLegend } from "./panels.js";
 import type { EntityDetails, GraphView } from "./shapes.js";
@@ -48,6 +48,10 @@ export async function startGraph(opening: GraphView, args: Record<string, unknow
   const hubs = [...degreeTable()].map(([name, degree]) => ({ name, degree })).sort((a, b) => b.degree - a.degree);
   showHubs(hubs);
   summarise(opening);
+  whenMerged(() => {
+    showLegend();
+    summarise(shown);
+  });
   wireSearch();
   for (const id of ["filter-type", "filter-tag", "filter-relation"]) {
     byId(id).addEventListener("change", () => void refilter((slice) => merge(slice.entities, slice.relations)).catch(failed));
@@ -77,7 +81,11 @@ export async function startGraph(opening: GraphView, args: Record<string, unknow
   }
 }
 
-function summarise(opening: { totals: { entities: number; relations: number }; truncated: boolean; opening: string }): void {
+/** The last opening's counts of the whole workspace, for the summary as the graph grows. */
+let shown: { totals: { entities: number; relations: number }; truncated: boolean; opening: string };
+
+function summarise(opening: typeof shown): void {
+  shown = opening;
   status(
     opening.opening === "all" && !opening.truncated
       ? `${entities.size} entities · ${relations.size} relations`
