@@ -1,5 +1,6 @@
 import { describe, expect, test } from "@jest/globals";
 
+import { structuredOf } from "../../src/viewer/shapes.js";
 import { edgeKey, type EdgeView, mergeSlice, type NodeView, pathParts, pathText } from "../../src/viewer/slice.js";
 
 /** What a slice (an expansion, a filter's match, a path) adds to what the viewer holds (src/viewer/slice.ts). */
@@ -59,5 +60,20 @@ describe("a find_path result", () => {
 
   test("reads as one line, with each relation's direction", () => {
     expect(pathText(pathParts(path))).toBe("Alice —maintains→ Billing ←feeds— Ledger");
+  });
+});
+
+describe("a tool result, as the viewer reads it", () => {
+  test("gives the structured content, or the JSON of the text when there is none", () => {
+    expect(structuredOf("t", { structuredContent: { a: 1 }, content: [{ type: "text", text: "{}" }] })).toEqual({ a: 1 });
+    expect(structuredOf("t", { content: [{ type: "text", text: '{"b":2}' }] })).toEqual({ b: 2 });
+  });
+
+  test("throws an error result with the server's message, which says how to recover", () => {
+    expect(() => structuredOf("merge_entities", { isError: true, structuredContent: { message: "Pass confirm: true to merge." } })).toThrow(
+      "Pass confirm: true to merge.",
+    );
+    expect(() => structuredOf("x", { isError: true, content: [{ type: "text", text: "Unknown tool x." }] })).toThrow("Unknown tool x.");
+    expect(() => structuredOf("x", { isError: true })).toThrow("x failed.");
   });
 });
