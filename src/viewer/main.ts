@@ -17,6 +17,7 @@ const api = new ViewerApi(`/api/workspaces/${encodeURIComponent(workspace)}/view
 
 function showSignIn(reason: string): void {
   document.body.dataset.state = "signin";
+  byId("app").hidden = true;
   byId("signin").hidden = false;
   byId("signin-reason").textContent = reason;
   byId("signin-form").addEventListener("submit", (event) => {
@@ -41,6 +42,9 @@ async function start(): Promise<void> {
   document.title = `${workspace} · Memory viewer`;
   document.body.dataset.app = "graph";
   useSource(api);
+  // The page has one screen: its frame is laid out while the opening data is on its way, not after.
+  byId("app").hidden = false;
+  byId("app").classList.add("no-details");
   const args = { limit: OPENING_LIMIT };
   const opening = await api.call<GraphView>("show_memory_graph", args);
   await startGraph(opening, args);
