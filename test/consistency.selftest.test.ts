@@ -152,4 +152,23 @@ describe("the checker's lost-write rule", () => {
     expect(lostWrites([add, call(2, "delete_entities", gone, 5, 8, false)], graphOfView({}))).toEqual([]);
     expect(lostWrites([call(0, "delete_entities", gone, -10, -5), add], graphOfView({})).length).toBeGreaterThan(0);
   });
+
+  test("an acknowledged rejection whose row is missing is lost, unless an undo or delete_workspace may have run after it", () => {
+    const reject = call(1, "reject_duplicate_pair", { a: "B", b: "A" }, 0, 10);
+    expect(lostWrites([reject], stored())).toEqual([
+      expect.stringMatching(/^lost 1 of 1 rejection claims acknowledged by #1 reject_duplicate_pair on I0: A ≈ B$/),
+    ]);
+    const held = graphOfRows([
+      ...rows(),
+      { rowKey: rowKey.rejection(A, B), kind: "duplicate-rejection", aId: A, aName: "A", bId: B, bName: "B" },
+    ]);
+    expect(lostWrites([reject], held)).toEqual([]);
+    expect(lostWrites([reject, call(2, "reject_duplicate_pair", { a: "A", b: "B", undo: true }, 5, 20, false)], stored())).toEqual([]);
+    expect(lostWrites([call(0, "reject_duplicate_pair", { a: "A", b: "B", undo: true }, -10, -5), reject], stored())).toHaveLength(1);
+  });
+
+  test("a rejection row whose key is not its pair's is reported", () => {
+    const wrong = { rowKey: rowKey.rejection(A, A), kind: "duplicate-rejection", aId: A, aName: "A", bId: B, bName: "B" };
+    expect(orphans([...rows(), wrong])).toEqual([expect.stringMatching(/its key is not its pair's/)]);
+  });
 });

@@ -105,6 +105,8 @@ const SCRIPT: Step[] = [
   { tool: "app_expand", args: { entityName: "Nobody" }, fails: "NotFoundError" },
   { tool: "app_filter", args: { entityType: "person" } },
   { tool: "app_entity_details", args: { entityName: "Carol", includeSuperseded: true } },
+  { tool: "reject_duplicate_pair", args: { a: "Alice", b: "Alice Smith" } },
+  { tool: "reject_duplicate_pair", args: { a: "Alice", b: "Alice" }, fails: "ValidationError" },
   {
     tool: "execute_batch",
     args: {

@@ -128,7 +128,7 @@ describe("invalid settings under Azure Functions", () => {
     expect(mcp.json.problems).toEqual([
       {
         setting: "MEMORY_TOOLSETS",
-        expected: "comma-separated toolsets from core, graph, tags, history, search, navigate, curate, admin",
+        expected: "comma-separated toolsets from core, graph, tags, history, search, navigate, curate, admin, apps",
       },
       { setting: "MEMORY_REQUEST_TIMEOUT_MS", expected: "a whole number of milliseconds, at least 1" },
       { setting: "MEMORY_STORAGE_TIMEOUT_MS", expected: "a whole number of milliseconds, at least 1" },

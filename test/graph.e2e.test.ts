@@ -468,7 +468,9 @@ describe("resources", () => {
 
     const templates = await mcp.client.listResourceTemplates();
     expect(templates.resourceTemplates.map((t) => t.uriTemplate)).toEqual(["memory://workspaces/{workspaceName}/graph"]);
-    expect((await mcp.client.listResources()).resources).toEqual([]);
+    // With the apps toolset offered (the default), the apps' ui:// resource is listed too (docs/apps.md).
+    const APP_RESOURCE = expect.objectContaining({ uri: "ui://central-memory/viewer.html", mimeType: "text/html;profile=mcp-app" });
+    expect((await mcp.client.listResources()).resources).toEqual([APP_RESOURCE]);
     const viaTemplate = await mcp.client.readResource({ uri: `memory://workspaces/${ws}/graph` });
     const graph = JSON.parse(String((viaTemplate.contents[0] as { text: string }).text)) as GraphOut;
     expect(graph.entities.map((e) => [e.name, e.observations])).toEqual([
@@ -482,6 +484,7 @@ describe("resources", () => {
     const listed = await bound.client.listResources();
     expect(listed.resources).toEqual([
       expect.objectContaining({ uri: "memory://knowledge-graph", name: "knowledge-graph", mimeType: "application/json" }),
+      APP_RESOURCE,
     ]);
     const viaBound = await bound.client.readResource({ uri: "memory://knowledge-graph" });
     expect(JSON.parse(String((viaBound.contents[0] as { text: string }).text))).toEqual(graph);

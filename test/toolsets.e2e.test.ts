@@ -85,12 +85,12 @@ describe("toolsets", () => {
     [
       "an unknown toolset",
       "?toolsets=graph,everything",
-      "The toolsets URL parameter names unknown toolset 'everything'. Toolsets: core, graph, tags, history, search, navigate, curate, admin.",
+      "The toolsets URL parameter names unknown toolset 'everything'. Toolsets: core, graph, tags, history, search, navigate, curate, admin, apps.",
     ],
     [
       "no toolset at all",
       "?toolsets=",
-      "The toolsets URL parameter names no toolset. Toolsets: core, graph, tags, history, search, navigate, curate, admin.",
+      "The toolsets URL parameter names no toolset. Toolsets: core, graph, tags, history, search, navigate, curate, admin, apps.",
     ],
   ])("%s in the URL is HTTP 400 with a ValidationError", async (_label, query, message) => {
     for (const path of [`/api/mcp${query}`, `/api/workspaces/${uniqueWorkspace()}/mcp${query}`]) {
@@ -98,6 +98,22 @@ describe("toolsets", () => {
       expect(response.status).toBe(400);
       expect(await response.json()).toEqual({ error: "ValidationError", message });
     }
+  });
+});
+
+describe("the apps toolset (docs/apps.md)", () => {
+  test("?toolsets=apps lists the tools that open an app and the app-only tools, and the app's ui:// resource", async () => {
+    const APPS = ["app_entity_details", "app_expand", "app_filter", "review_duplicates", "show_entity_timeline", "show_memory_graph"];
+    expect(namesIn("apps")).toEqual(APPS);
+    await withClient(server.url, "/api/mcp?toolsets=apps", async (client) => {
+      expect(await listed(client)).toEqual(APPS);
+      const { resources } = await client.client.listResources();
+      expect(resources.map((resource) => resource.uri)).toEqual(["ui://central-memory/viewer.html"]);
+    });
+    // Without the apps toolset, no app resource is listed.
+    await withClient(server.url, "/api/mcp?toolsets=graph", async (client) => {
+      expect((await client.client.listResources()).resources).toEqual([]);
+    });
   });
 });
 
@@ -162,9 +178,20 @@ describe("MEMORY_TOOLSETS", () => {
 
   test("unset or blank means every group; an unknown group is refused at start with a message naming it", () => {
     const readDefaultToolsets = (env: NodeJS.ProcessEnv) => readSettings(env, "local").toolsets;
-    expect([...readDefaultToolsets({})].sort()).toEqual(["admin", "core", "curate", "graph", "history", "navigate", "search", "tags"]);
+    expect([...readDefaultToolsets({})].sort()).toEqual([
+      "admin",
+      "apps",
+      "core",
+      "curate",
+      "graph",
+      "history",
+      "navigate",
+      "search",
+      "tags",
+    ]);
     expect([...readDefaultToolsets({ MEMORY_TOOLSETS: "  " })].sort()).toEqual([
       "admin",
+      "apps",
       "core",
       "curate",
       "graph",
@@ -175,7 +202,7 @@ describe("MEMORY_TOOLSETS", () => {
     ]);
     expect([...readDefaultToolsets({ MEMORY_TOOLSETS: "tags,graph" })].sort()).toEqual(["graph", "tags"]);
     expect(() => readDefaultToolsets({ MEMORY_TOOLSETS: "core,memory" })).toThrow(
-      "MEMORY_TOOLSETS names unknown toolset 'memory'. Toolsets: core, graph, tags, history, search, navigate, curate, admin.",
+      "MEMORY_TOOLSETS names unknown toolset 'memory'. Toolsets: core, graph, tags, history, search, navigate, curate, admin, apps.",
     );
   });
 });

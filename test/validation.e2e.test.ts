@@ -118,6 +118,17 @@ const SURROGATE_CALLS: [string, Record<string, unknown>, RegExp][] = [
   // Confirmed (docs/confirmation.md), so that the text rule is what refuses them.
   ["merge_entities", { target: LONE, sources: ["A"], confirm: true }, /target/],
   ["merge_entities", { target: "A", sources: [LONE], confirm: true }, /sources\[0\]/],
+  ["show_memory_graph", { entityName: LONE }, /entityName/],
+  ["show_memory_graph", { query: LONE }, /query/],
+  ["review_duplicates", { entityType: LONE }, /entityType/],
+  ["show_entity_timeline", { entityName: LONE }, /entityName/],
+  ["app_expand", { entityName: LONE }, /entityName/],
+  ["app_filter", { entityType: LONE }, /entityType/],
+  ["app_filter", { tag: LONE }, /tag/],
+  ["app_filter", { relationType: LONE }, /relationType/],
+  ["app_entity_details", { entityName: LONE }, /entityName/],
+  ["reject_duplicate_pair", { a: LONE, b: "A" }, /^a /],
+  ["reject_duplicate_pair", { a: "A", b: LONE }, /^b /],
 ];
 
 describe("text rules are the same on every tool", () => {

@@ -12,9 +12,9 @@ import {
 import { createMcpServer, listedTools, type McpContext } from "../mcp/server.js";
 import { limitBatch } from "./batchLimits.js";
 import { recordRequestIds, withDeadline } from "./deadline.js";
-import { appHtml } from "./viewerAssets.js";
 import { inErrorShape } from "./responses.js";
 import { headerMismatchResponse } from "./routingHeaders.js";
+import { appHtml } from "./viewerAssets.js";
 
 /** What every MCP exchange of this server shares, whoever the caller: the handler's dependencies carry it. */
 export interface ExchangeDeps {

@@ -32,6 +32,10 @@ const change = z.object({
     .string()
     .optional()
     .describe("On a merged source's entity.deleted: the id of the entity it was merged into (merge_entities)."),
+  pair: z
+    .array(z.object({ entityId: z.string(), entityName: z.string() }))
+    .optional()
+    .describe("On rejection.created and rejection.deleted: the two entities a person said are not duplicates (reject_duplicate_pair)."),
   before: z.record(z.string(), z.unknown()).optional().describe("The state the change replaced (absent on creations)."),
   after: z.record(z.string(), z.unknown()).optional().describe("The state it left (absent on deletions)."),
 });

@@ -1,3 +1,4 @@
+import { RESOURCE_MIME_TYPE } from "@modelcontextprotocol/ext-apps/server";
 import {
   type ListResourceTemplatesResult,
   ProtocolError,
@@ -6,8 +7,6 @@ import {
   type Server,
   UriTemplate,
 } from "@modelcontextprotocol/server";
-
-import { RESOURCE_MIME_TYPE } from "@modelcontextprotocol/ext-apps/server";
 
 import type { Principal } from "../domain/model/access.js";
 import { ForbiddenError, presentError, ValidationError } from "../domain/model/errors.js";
@@ -50,7 +49,8 @@ const APP_RESOURCE: Resource = {
   uri: APP_RESOURCE_URI,
   name: "memory-viewer",
   title: "Memory viewer (MCP App)",
-  description: "The interactive graph, duplicate review and timeline that show_memory_graph, review_duplicates and show_entity_timeline open.",
+  description:
+    "The interactive graph, duplicate review and timeline that show_memory_graph, review_duplicates and show_entity_timeline open.",
   mimeType: RESOURCE_MIME_TYPE,
 };
 const APP_RESOURCE_META = { ui: { csp: { connectDomains: [], resourceDomains: [] }, prefersBorder: true } };

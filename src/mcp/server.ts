@@ -1,3 +1,4 @@
+import { EXTENSION_ID, RESOURCE_URI_META_KEY } from "@modelcontextprotocol/ext-apps/server";
 import {
   type CallToolRequest,
   type CallToolResult,
@@ -10,7 +11,6 @@ import {
   type Tool,
 } from "@modelcontextprotocol/server";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/server/validators/ajv";
-import { EXTENSION_ID, RESOURCE_URI_META_KEY } from "@modelcontextprotocol/ext-apps/server";
 import { z } from "zod";
 
 import { type Access, accessOnRoute, type Principal } from "../domain/model/access.js";
@@ -105,9 +105,7 @@ export function createMcpServer(context: McpContext): Server {
   const visible = listedTools(context);
 
   server.setRequestHandler("tools/list", (_request, ctx) => ({
-    tools: visible
-      .filter((tool) => !isAppOnly(tool) || mayListAppOnly(ctx))
-      .map((tool) => describeTool(tool, boundWorkspace, toolsets)),
+    tools: visible.filter((tool) => !isAppOnly(tool) || mayListAppOnly(ctx)).map((tool) => describeTool(tool, boundWorkspace, toolsets)),
   }));
 
   const callTool = async (request: CallToolRequest, ctx: ServerContext): Promise<CallToolResult | InputRequiredResult> => {
@@ -283,7 +281,10 @@ function listTool(tool: AnyTool, boundWorkspace: string | undefined, withTags: b
  */
 function appMeta(app: NonNullable<AnyTool["app"]>): Record<string, unknown> {
   return {
-    ui: { ...(app.resourceUri !== undefined ? { resourceUri: app.resourceUri } : {}), ...(app.visibility ? { visibility: [...app.visibility] } : {}) },
+    ui: {
+      ...(app.resourceUri !== undefined ? { resourceUri: app.resourceUri } : {}),
+      ...(app.visibility ? { visibility: [...app.visibility] } : {}),
+    },
     ...(app.resourceUri !== undefined ? { [RESOURCE_URI_META_KEY]: app.resourceUri } : {}),
   };
 }

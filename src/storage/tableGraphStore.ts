@@ -9,6 +9,7 @@ import type {
   NewEntity,
   ObservationChange,
   Progress,
+  RejectedPair,
   RelationRef,
   RelationWrite,
   ValidityRestore,
@@ -32,6 +33,7 @@ import { declareFactKeys, readFactKeys } from "./writes/factKeys.js";
 import { claimMarker, completeMarker } from "./writes/markers.js";
 import { mergeEntities } from "./writes/merge.js";
 import { addObservations, deleteObservations } from "./writes/observations.js";
+import { rejectedPairs, rejectPair } from "./writes/rejections.js";
 import { createRelations, deleteRelations, upsertRelation } from "./writes/relations.js";
 import { type BoundWrites, prunedWrites } from "./writes/retention.js";
 import { endRelation, supersedeObservation, type SupersedeRequest } from "./writes/supersession.js";
@@ -57,6 +59,7 @@ const WRITES = {
   setExpiry,
   sweepExpired,
   restoreValidity,
+  rejectPair,
 };
 
 /**
@@ -172,6 +175,14 @@ export class TableGraphStore implements GraphStore {
     request: { targetId: string; targetLabel: string; sources: { id: string; label: string }[]; dryRun: boolean },
   ): Promise<MergeReport> {
     return this.writes.mergeEntities(workspace, actor, request);
+  }
+
+  rejectPair(workspace: string, actor: Actor, pair: RejectedPair, undo: boolean): Promise<{ changed: boolean }> {
+    return this.writes.rejectPair(workspace, actor, pair, undo);
+  }
+
+  rejectedPairs(workspace: string): Promise<RejectedPair[]> {
+    return rejectedPairs(this.gateway, workspace);
   }
 
   claimBatch(workspace: string, requestId: string): Promise<BatchClaim> {

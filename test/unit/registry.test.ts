@@ -69,6 +69,36 @@ describe("tools/list per toolset", () => {
   });
 });
 
+describe("the apps toolset's tools (docs/apps.md)", () => {
+  test("each points to the one ui:// resource in its listing; the app-only ones are read-only and only in apps", () => {
+    const appTools = ALL_TOOLS.filter((tool) => tool.app !== undefined);
+    expect(sorted(appTools.map((tool) => tool.name))).toEqual(
+      sorted(ALL_TOOLS.filter((tool) => tool.toolsets.includes("apps")).map((tool) => tool.name)),
+    );
+    for (const tool of appTools) {
+      const meta = listed.find((candidate) => candidate.name === tool.name)?._meta as
+        { ui?: { resourceUri?: string }; "ui/resourceUri"?: string } | undefined;
+      expect({ name: tool.name, uri: meta?.ui?.resourceUri, legacy: meta?.["ui/resourceUri"] }).toEqual({
+        name: tool.name,
+        uri: "ui://central-memory/viewer.html",
+        legacy: "ui://central-memory/viewer.html",
+      });
+    }
+    const appOnly = appTools.filter((tool) => tool.app?.visibility?.includes("model") === false);
+    expect(sorted(appOnly.map((tool) => tool.name))).toEqual(["app_entity_details", "app_expand", "app_filter"]);
+    for (const tool of appOnly)
+      expect({ name: tool.name, readOnly: tool.annotations.readOnlyHint, toolsets: tool.toolsets }).toEqual({
+        name: tool.name,
+        readOnly: true,
+        toolsets: ["apps"],
+      });
+    // No tool outside the apps names an app.
+    expect(
+      listed.filter((tool) => tool._meta !== undefined && !appTools.some((app) => app.name === tool.name)).map((tool) => tool.name),
+    ).toEqual([]);
+  });
+});
+
 describe("every listed tool describes itself", () => {
   test("a title, a description, input and output object schemas and the four annotations", () => {
     expect(listed.length).toBe(ALL_TOOLS.length);

@@ -233,6 +233,10 @@ export class GraphFold {
         if (change.entityId === undefined) this.foldDefinition(change.kind, change.tagName, change.after, touched);
         else if (entity) this.foldTagLink(entity, change, change.tagName, touched);
         return;
+      case "rejection.created":
+      case "rejection.deleted":
+        // Not graph state: a rejected duplicate pair lives in its own row (docs/curate.md#rejecting-a-pair).
+        return;
     }
   }
 

@@ -7,14 +7,25 @@ import type { Metadata, Relation, Validity } from "../model/model.js";
  * events that share its `call` id.
  */
 
-const CHANGE_SUBJECTS = ["entity", "observation", "relation", "tag"] as const;
+/**
+ * "rejection" is not graph data: a person's word that two entities are not duplicates (reject_duplicate_pair,
+ * docs/curate.md#rejecting-a-pair). It is remembered (rejection.created) or forgotten (rejection.deleted), never updated,
+ * and the fold ignores it (fold.ts).
+ */
+const CHANGE_SUBJECTS = ["entity", "observation", "relation", "tag", "rejection"] as const;
 const CHANGE_ACTIONS = ["created", "updated", "deleted"] as const;
 type ChangeSubject = (typeof CHANGE_SUBJECTS)[number];
 type ChangeAction = (typeof CHANGE_ACTIONS)[number];
-export type ChangeKind = `${ChangeSubject}.${ChangeAction}`;
+export type ChangeKind = Exclude<`${ChangeSubject}.${ChangeAction}`, "rejection.updated">;
 export const CHANGE_KINDS: readonly ChangeKind[] = CHANGE_SUBJECTS.flatMap((subject) =>
-  CHANGE_ACTIONS.map((action): ChangeKind => `${subject}.${action}`),
+  CHANGE_ACTIONS.map((action) => `${subject}.${action}`).filter((kind): kind is ChangeKind => kind !== "rejection.updated"),
 );
+
+/** One side of a rejected duplicate pair, as a rejection.* change records it. */
+export interface PairSide {
+  entityId: string;
+  entityName: string;
+}
 
 /** An entity's own fields, as a change records them. */
 export interface EntityState {
@@ -47,6 +58,8 @@ interface TagState {
  *   before it writes, so its relation.updated has no `before`: the relation's previous event holds it.
  * - tag.* with `entityId`: a tag link (on the entity, or on `observationId`); tag.* without: a tag
  *   definition (before/after are TagState).
+ * - rejection.created|deleted: `pair`, the two entities a person said are not duplicates (remembered, or forgotten); no
+ *   `entityId`, so the fold touches neither entity.
  */
 export interface Change {
   kind: ChangeKind;
@@ -61,6 +74,8 @@ export interface Change {
   validityBefore?: Validity;
   /** On the entity.deleted of a merge's source: the entity it was merged into (merge_entities). */
   mergedInto?: string;
+  /** On rejection.*: the two entities of the pair, as the call named them (reject_duplicate_pair). */
+  pair?: [PairSide, PairSide];
   before?: EntityState | RelationState | TagState;
   /** A relation.updated without new metadata leaves it out: the stored metadata stayed. */
   after?: EntityState | RelationState | Omit<RelationState, "metadata"> | TagState;
@@ -131,6 +146,7 @@ export function commitStamp(value: unknown): string | undefined {
 /** The ids of every entity a change concerns (both endpoints of a relation). */
 export function entitiesOf(change: Change): string[] {
   if (change.entityId !== undefined) return [change.entityId];
+  if (change.pair) return change.pair.map((side) => side.entityId);
   const state = (change.after ?? change.before) as Partial<RelationState> | undefined;
   if (change.relationId === undefined || !state) return [];
   return [...new Set([state.fromEntityId, state.toEntityId].filter((id): id is string => typeof id === "string"))];
@@ -166,6 +182,11 @@ const DESCRIBE: Record<ChangeSubject, (change: Change, action: ChangeAction) => 
     return `${action === "created" ? "tagged" : action === "deleted" ? "untagged" : "retagged"} ${
       change.observationId !== undefined ? `an observation of ${quoted(change.entityName)}` : quoted(change.entityName)
     } ${action === "deleted" ? "from" : "with"} ${quoted(change.tagName)}`;
+  },
+  rejection: (change, action) => {
+    const [a, b] = change.pair ?? [];
+    const pair = `${quoted(a?.entityName)} ≈ ${quoted(b?.entityName)}`;
+    return action === "deleted" ? `forgot rejected duplicate pair ${pair}` : `rejected duplicate pair ${pair}`;
   },
 };
 

@@ -1,10 +1,16 @@
-import type { ChangeEvent, FeedPosition } from "../feed/history.js";
+import type { ChangeEvent, FeedPosition, PairSide } from "../feed/history.js";
 import type { Actor, Direction, EntityNode, Metadata, Relation, TagDefinition, Validity } from "../model/model.js";
 import type { BatchAnswer, BatchClaim, BatchStep } from "../rules/batchModel.js";
 import type { MergeReport } from "../rules/curationModel.js";
 import type { TraversalPort } from "../rules/navigation.js";
 import type { FactKey } from "../rules/validity.js";
 import type { WorkspaceStore } from "./workspaceStore.js";
+
+/** A pair a person said are not duplicates (reject_duplicate_pair, docs/curate.md#rejecting-a-pair). */
+export interface RejectedPair {
+  a: PairSide;
+  b: PairSide;
+}
 
 /** What an upsert writes to an entity. Absent fields keep their stored values. */
 export interface EntityWrite {
@@ -260,6 +266,16 @@ export interface GraphStore {
 
   /** Claims a non-atomic batch's requestId before it runs. */
   claimBatch(workspace: string, requestId: string): Promise<BatchClaim>;
+
+  /**
+   * Remembers that the two entities are not duplicates (undo: forgets it), in one transaction with its event. Idempotent:
+   * `changed` is false when the pair was already rejected (or, undoing, was not). NotFoundError, nothing written: an
+   * entity is missing (undo: only when there was no rejection to forget).
+   */
+  rejectPair(workspace: string, actor: Actor, pair: RejectedPair, undo: boolean): Promise<{ changed: boolean }>;
+
+  /** Every rejected pair of the workspace (one range read); a pair whose entity is gone stays until forgotten. */
+  rejectedPairs(workspace: string): Promise<RejectedPair[]>;
 
   /**
    * Merges the sources into the target (docs/curate.md#merge_entities), or with dryRun only reports what

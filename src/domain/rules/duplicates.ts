@@ -183,15 +183,22 @@ async function prepare(candidates: readonly DuplicateCandidate[], pause: () => P
   return prepared;
 }
 
+/** A pair's key whichever order it is named in: the two ids, sorted (as the stored rejection's row key). */
+export function pairKey(a: string, b: string): string {
+  return a < b ? `${a} ${b}` : `${b} ${a}`;
+}
+
 /**
- * The pairs scoring at least `threshold`, best first, at most `limit`; and how many pairs were compared
- * (each pair sharing a block once; blocks over MAX_BLOCK_SIZE are skipped). Asynchronous only to yield the
- * event loop between pieces of work: the result is the same as if it ran in one go.
+ * The pairs scoring at least `threshold`, best first, at most `limit`; how many pairs were compared (each pair sharing a
+ * block once; blocks over MAX_BLOCK_SIZE are skipped); and how many pairs that scored enough were left out because a
+ * person rejected them (`rejected`, pairKey: docs/curate.md#rejecting-a-pair), before the limit is applied, so a rejected
+ * pair never takes the place of another. Asynchronous only to yield the event loop between pieces of work: the result is
+ * the same as if it ran in one go.
  */
 export async function findDuplicates(
   candidates: readonly DuplicateCandidate[],
-  options: { threshold: number; limit: number },
-): Promise<{ pairs: DuplicatePair[]; comparisons: number }> {
+  options: { threshold: number; limit: number; rejected?: ReadonlySet<string> },
+): Promise<{ pairs: DuplicatePair[]; comparisons: number; rejected: number }> {
   const pause = yielder();
   const blocks = new Map<string, number[]>();
   candidates.forEach((candidate, i) => {
@@ -204,6 +211,7 @@ export async function findDuplicates(
   const prepared = await prepare(candidates, pause);
   const compared = new Set<string>();
   const pairs: DuplicatePair[] = [];
+  let rejected = 0;
   for (const members of blocks.values()) {
     if (members.length < 2 || members.length > MAX_BLOCK_SIZE) continue;
     for (let x = 0; x < members.length; x++) {
@@ -214,14 +222,17 @@ export async function findDuplicates(
         const a = prepared[members[x]!]!;
         const b = prepared[members[y]!]!;
         const { score, reasons } = scorePair(a, b);
-        if (score >= options.threshold) pairs.push({ a: summary(a.candidate), b: summary(b.candidate), score, reasons });
+        if (score >= options.threshold) {
+          if (options.rejected?.has(pairKey(a.candidate.id, b.candidate.id))) rejected += 1;
+          else pairs.push({ a: summary(a.candidate), b: summary(b.candidate), score, reasons });
+        }
         const due = pause();
         if (due) await due;
       }
     }
   }
   pairs.sort((p, q) => q.score - p.score || compareText(p.a.name, q.a.name) || compareText(p.b.name, q.b.name));
-  return { pairs: pairs.slice(0, options.limit), comparisons: compared.size };
+  return { pairs: pairs.slice(0, options.limit), comparisons: compared.size, rejected };
 }
 
 const summary = ({ id, name, entityType }: DuplicateCandidate) => ({ id, name, entityType });

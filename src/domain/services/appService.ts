@@ -4,9 +4,9 @@ import type { CursorCodec } from "../model/cursor.js";
 import { NotFoundError, ValidationError } from "../model/errors.js";
 import { entityId as entityIdOf } from "../model/ids.js";
 import { LIMITS } from "../model/limits.js";
-import { byCreation } from "../model/order.js";
 import type { Entity, EntityNode, Relation, Validity } from "../model/model.js";
-import { checkEntityName, checkEntityType, checkLimit, checkRelationType, checkTagName } from "../model/validation.js";
+import { byCreation } from "../model/order.js";
+import { checkEntityName, checkEntityType, checkLimit, checkQuery, checkRelationType, checkTagName } from "../model/validation.js";
 import type { GraphIndex } from "../ports/graphIndex.js";
 import type { GraphStore } from "../ports/store.js";
 import { searchTextOf, substringRank } from "../rules/search.js";
@@ -46,13 +46,13 @@ const TIMELINE_DEFAULT_LIMIT = 50;
 /** The newest events an entity's panel shows. */
 const DETAILS_RECENT = 10;
 
-export interface GraphNode {
+interface GraphNode {
   name: string;
   entityType: string;
   tags?: string[];
   degree: number;
 }
-export interface GraphEdge {
+interface GraphEdge {
   from: string;
   to: string;
   relationType: string;
@@ -143,6 +143,7 @@ export class AppService {
     if (input.entityName !== undefined) checkEntityName(input.entityName, "entityName");
     const query = input.query?.trim();
     if (input.query !== undefined) {
+      checkQuery(input.query, "query");
       if (query === "") throw new ValidationError("query is empty: give a few words, or omit it to open on the most connected entities.");
       if (input.query.length > LIMITS.searchQuery) {
         throw new ValidationError(`query has ${input.query.length} characters; the limit is ${LIMITS.searchQuery}. Give a few words.`);
@@ -151,11 +152,21 @@ export class AppService {
     const [graph, historySince] = await Promise.all([this.graphAt(workspace, input.asOf, "names"), this.historySince(workspace)]);
     const adjacency = new Adjacency(graph);
     const totals = { entities: graph.entities.length, relations: graph.relations.length };
-    const base = { totals, ...(historySince !== undefined ? { historySince } : {}), ...(input.asOf !== undefined ? { asOf: input.asOf } : {}) };
+    const base = {
+      totals,
+      ...(historySince !== undefined ? { historySince } : {}),
+      ...(input.asOf !== undefined ? { asOf: input.asOf } : {}),
+    };
     if (input.entityName !== undefined) {
       const focus = adjacency.byName(workspace, input.entityName);
       if (!focus) throw entityNotFound(input.entityName, workspace, input.asOf);
-      return { ...adjacency.slice([focus.id], adjacency.neighbours([focus.id]), limit), opening: "entity", focus: focus.name, hits: [], ...base };
+      return {
+        ...adjacency.slice([focus.id], adjacency.neighbours([focus.id]), limit),
+        opening: "entity",
+        focus: focus.name,
+        hits: [],
+        ...base,
+      };
     }
     if (query !== undefined) {
       const hits = await this.hitsOf(workspace, query, graph, input.asOf, Math.min(limit, GRAPH_SEARCH_HITS));
@@ -286,7 +297,10 @@ export class AppService {
     // The history tools' cursor (after an event key), in a mode of its own: one of get_entity_history's does not continue here.
     const scope = { workspace, tool: "get_entity_history" as const, mode: `timeline|${id}` };
     const after = input.cursor === undefined ? undefined : await this.cursors.decode(scope, input.cursor);
-    const [events, summary] = await Promise.all([this.store.events(workspace, { entityId: id }), this.store.getEntitySummary(workspace, id)]);
+    const [events, summary] = await Promise.all([
+      this.store.events(workspace, { entityId: id }),
+      this.store.getEntitySummary(workspace, id),
+    ]);
     const newest = ownEvents(events, id).reverse();
     if (newest.length === 0) {
       throw new NotFoundError(
@@ -314,8 +328,8 @@ export class AppService {
     input: { entityType?: string; threshold?: number; limit?: number },
   ): Promise<{ pairs: { a: DuplicateSide; b: DuplicateSide; score: number; reasons: string[] }[]; rejected: number }> {
     const found = await this.others.curate.detectDuplicates(workspace, { ...input, limit: input.limit ?? REVIEW_DEFAULT_LIMIT });
-    // The count of rejected pairs left out, where the detector reports it (reject_duplicate_pair).
-    const rejected = (found as { rejected?: number }).rejected ?? 0;
+    // How many pairs the detector left out because a person rejected them (reject_duplicate_pair).
+    const { rejected } = found;
     if (found.pairs.length === 0) return { pairs: [], rejected };
     const ids = [...new Set(found.pairs.flatMap((pair) => [pair.a.id, pair.b.id]))];
     const port = await this.index.traversal(workspace, presentLens(this.clock()));

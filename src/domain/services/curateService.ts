@@ -18,8 +18,9 @@ interface BatchWriters {
   core: Pick<CoreService, "upsertEntity" | "upsertRelation">;
   graph: Pick<GraphService, "addObservations" | "deleteEntities" | "deleteRelations" | "deleteObservations">;
 }
-import { checkCount, checkEntityType, checkLimit } from "../model/validation.js";
-import { DEFAULT_DUPLICATE_THRESHOLD, type DuplicateCandidate, type DuplicatePair, findDuplicates } from "../rules/duplicates.js";
+import { entityId } from "../model/ids.js";
+import { checkCount, checkEntityName, checkEntityType, checkLimit } from "../model/validation.js";
+import { DEFAULT_DUPLICATE_THRESHOLD, type DuplicateCandidate, type DuplicatePair, findDuplicates, pairKey } from "../rules/duplicates.js";
 
 const DEFAULT_DUPLICATE_LIMIT = 50;
 /** Sources one merge takes: each is read whole and merged in turn. */
@@ -73,22 +74,52 @@ export class CurateService {
   }
 
   /**
-   * Candidate duplicate pairs (duplicates.ts), best first. The workspace is read in one streamed scan
-   * (GraphIndex.scanNodes), one entity held at a time while its candidate is made.
+   * Candidate duplicate pairs (duplicates.ts), best first, without the pairs a person rejected. The workspace is read in one
+   * streamed scan (GraphIndex.scanNodes), one entity held at a time while its candidate is made; the rejected pairs in one
+   * range read alongside it, so they add no round trip.
    */
   async detectDuplicates(
     workspace: string,
     options: { entityType?: string; threshold?: number; limit?: number },
-  ): Promise<{ pairs: DuplicatePair[]; comparisons: number; entities: number }> {
+  ): Promise<{ pairs: DuplicatePair[]; comparisons: number; entities: number; rejected: number }> {
     const threshold = options.threshold ?? DEFAULT_DUPLICATE_THRESHOLD;
     if (!(threshold >= 0 && threshold <= 1)) throw new ValidationError("threshold must be between 0 and 1 (default 0.8).");
     const limit = options.limit ?? DEFAULT_DUPLICATE_LIMIT;
     checkLimit(limit, "limit");
     if (options.entityType !== undefined) checkEntityType(options.entityType, "entityType");
-    const candidates = (await this.candidatesOf(workspace)).filter(
-      (candidate) => options.entityType === undefined || candidate.entityType === options.entityType,
+    const [all, rejections] = await Promise.all([this.candidatesOf(workspace), this.store.rejectedPairs(workspace)]);
+    const candidates = all.filter((candidate) => options.entityType === undefined || candidate.entityType === options.entityType);
+    // A rejection naming an entity that is gone matches no pair: only entities that exist are candidates.
+    const rejected = new Set(rejections.map((pair) => pairKey(pair.a.entityId, pair.b.entityId)));
+    return { ...(await findDuplicates(candidates, { threshold, limit, rejected })), entities: candidates.length };
+  }
+
+  /**
+   * Remembers that two entities (by name) are not duplicates, so detection never proposes the pair again; `undo` forgets
+   * it (docs/curate.md#rejecting-a-pair). Idempotent: `rejected` is the pair's state after the call, `changed` whether the
+   * call changed it.
+   */
+  async rejectPair(
+    workspace: string,
+    actor: Actor,
+    input: { a: string; b: string; undo?: boolean },
+  ): Promise<{ a: string; b: string; rejected: boolean; changed: boolean }> {
+    checkEntityName(input.a, "a");
+    checkEntityName(input.b, "b");
+    if (input.a === input.b) {
+      throw new ValidationError(`a and b are both '${input.a}': name two different entities. Nothing was written.`);
+    }
+    const undo = input.undo ?? false;
+    const { changed } = await this.store.rejectPair(
+      workspace,
+      actor,
+      {
+        a: { entityId: entityId(workspace, input.a), entityName: input.a },
+        b: { entityId: entityId(workspace, input.b), entityName: input.b },
+      },
+      undo,
     );
-    return { ...(await findDuplicates(candidates, { threshold, limit })), entities: candidates.length };
+    return { a: input.a, b: input.b, rejected: !undo, changed };
   }
 
   /**

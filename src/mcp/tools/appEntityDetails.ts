@@ -27,7 +27,8 @@ export const appEntityDetails = defineTool({
   },
   text(details) {
     const when = details.asOf ? ` at ${details.asOf}` : "";
-    if (!details.entity) return `No such entity${when} in workspace '${details.workspaceName}'; ${details.recent.length} events in its history.`;
+    if (!details.entity)
+      return `No such entity${when} in workspace '${details.workspaceName}'; ${details.recent.length} events in its history.`;
     const { entity } = details;
     return (
       `${entity.name} (${entity.entityType})${when}: ${entity.observations.length} observations, ${details.relations.length} relations` +

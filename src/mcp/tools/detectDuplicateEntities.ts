@@ -14,7 +14,8 @@ export const detectDuplicateEntities = defineTool({
   description:
     "Find pairs of entities that are probably the same thing written differently ('Alice Smith', 'alice_smith', 'A. Smith'). " +
     "Scores each candidate pair (0-1) from the names (case, accents, punctuation, word order, initials, edit distance), the types, " +
-    "and shared observations and neighbours, and says why. Writes nothing: review the pairs, then merge_entities the real ones.",
+    "and shared observations and neighbours, and says why. Pairs a person rejected (reject_duplicate_pair) are left out. Writes nothing: review the pairs, then " +
+    "merge_entities the real ones and reject_duplicate_pair the others.",
   input: {
     entityType: entityType.optional().describe("Only entities of this type."),
     threshold: z.number().optional().describe("The lowest score listed, 0-1 (default 0.8)."),
@@ -24,6 +25,9 @@ export const detectDuplicateEntities = defineTool({
     pairs: z.array(z.object({ a: entitySummary, b: entitySummary, score: z.number(), reasons: z.array(z.string()) })),
     comparisons: z.number().describe("How many pairs were scored: only pairs sharing a name block are, never every pair."),
     entities: z.number().describe("How many entities were considered."),
+    rejected: z
+      .number()
+      .describe("How many pairs that scored enough were left out because a person rejected them (reject_duplicate_pair)."),
   },
   annotations: READ_ONLY,
   handler(args, { services, workspace }) {

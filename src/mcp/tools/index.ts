@@ -30,6 +30,7 @@ import { listWorkspaces } from "./listWorkspaces.js";
 import { mergeEntities } from "./mergeEntities.js";
 import { openNodes } from "./openNodes.js";
 import { readGraph } from "./readGraph.js";
+import { rejectDuplicatePair } from "./rejectDuplicatePair.js";
 import { removeTagsFromEntity } from "./removeTagsFromEntity.js";
 import { restoreEntity } from "./restoreEntity.js";
 import { reviewDuplicates } from "./reviewDuplicates.js";
@@ -98,6 +99,7 @@ export const ALL_TOOLS: readonly AnyTool[] = [
   executeBatch,
   detectDuplicateEntities,
   mergeEntities,
+  rejectDuplicatePair,
   // apps: the MCP Apps (docs/apps.md) and the app-only tools they read through
   showMemoryGraph,
   reviewDuplicates,

@@ -25,7 +25,9 @@ export const showEntityTimeline = defineTool({
     return { app: "timeline" as const, workspaceName: workspace, ...timeline, tools: [...offeredTools] };
   },
   text(timeline) {
-    const lines = timeline.events.slice(0, EVENTS_IN_TEXT).map((event) => `- ${event.at} ${event.principal} via ${event.tool}: ${event.summary}`);
+    const lines = timeline.events
+      .slice(0, EVENTS_IN_TEXT)
+      .map((event) => `- ${event.at} ${event.principal} via ${event.tool}: ${event.summary}`);
     return (
       `History of '${timeline.entityName}' in workspace '${timeline.workspaceName}'${timeline.exists ? "" : " (deleted now)"}, newest first, ` +
       `${timeline.events.length} events${timeline.cursor ? " (more: pass cursor)" : ""}:\n${lines.join("\n")}`

@@ -21,6 +21,7 @@ import type { TagTarget } from "../../domain/ports/store.js";
  *   ~evpruned                                    how far retention pruned the events
  *   ~batch~{requestHash}                         an idempotent batch's marker (its first result)
  *   ~config~factkeys                             the workspace's declared fact keys (writes/factKeys.ts)
+ *   ~dup~{entityId}~{entityId}                   a rejected duplicate pair, its two ids in text order (writes/rejections.ts)
  *   ~workspace                                   the workspace's registry row (registration, the index generation)
  *
  * Outside every workspace: ADMIN_PARTITION (workspace deletions), CONFIRMATION_PARTITION (used confirmations), and one
@@ -50,6 +51,7 @@ const TAG_ROWS = "tag";
 const TAG_DEFINITION = "tag~";
 const TAG_INDEX = "tagidx~";
 const EVENT = "~ev~";
+const REJECTION = "~dup~";
 /** Milliseconds since 1970 fit 13 digits until the year 2286, so keys sort by time. */
 const EVENT_TIME_DIGITS = 13;
 
@@ -71,7 +73,8 @@ export type RowKind =
   | "workspace-deletion"
   | "confirmation"
   | "vector"
-  | "fact-keys";
+  | "fact-keys"
+  | "duplicate-rejection";
 
 export const rowKey = {
   entity: (entityId: string) => entityId,
@@ -91,6 +94,14 @@ export const rowKey = {
   batchMarker: (requestHash: string) => `~batch~${requestHash}`,
   /** The declared fact keys. "~c" sorts before "~ev", outside the events and the feed tail. */
   factKeys: "~config~factkeys",
+  /**
+   * A rejected duplicate pair: one row per pair whichever order it is named in (the ids sorted), so rejecting (a, b) and
+   * (b, a) is one row. "~d" sorts after "~config" and before "~ev", outside the events, the feed tail and every entity range.
+   */
+  rejection: (entityId: string, otherId: string) => {
+    const [low, high] = entityId < otherId ? [entityId, otherId] : [otherId, entityId];
+    return `${REJECTION}${low}${SEPARATOR}${high}`;
+  },
   /** An event chosen at `ms` (the writer's clock); `unique` (random) tells apart events of one millisecond. */
   event: (ms: number, unique: string) => `${eventTime(ms)}${SEPARATOR}${unique}`,
 };
@@ -197,6 +208,8 @@ export const keyRange = {
   tagIndex: (tagId?: string): KeyRange => (tagId === undefined ? below(TAG_INDEX) : below(`${TAG_INDEX}${tagId}${SEPARATOR}`)),
   /** The events chosen at `fromMs` or later, and the registry row after them: one request tells what changed and whether the workspace is the same one. */
   feedTail: (fromMs: number): KeyRange => ({ from: eventTime(fromMs), to: `${rowKey.workspace}${SEPARATOR}` }),
+  /** Every rejected duplicate pair (rowKey.rejection). */
+  rejections: below(REJECTION),
   /** Every idempotent batch marker. */
   batchMarkers: below("~batch"),
   /** Every event, or those chosen in [fromMs, toMs). */

@@ -185,6 +185,10 @@ export const WRITE_GENERATORS: Readonly<Record<string, Generator>> = {
   },
   declare_fact_keys: (g) => ({ keys: [{ key: "status", singleValued: g.rng.chance(0.7) }] }),
   sweep_expired: (g) => ({ dryRun: g.rng.chance(0.5) }),
+  reject_duplicate_pair: (g) => {
+    const [a, b] = g.rng.some(g.names, 2) as [string, string];
+    return { a, b, ...(g.rng.chance(0.3) ? { undo: true } : {}) };
+  },
 };
 
 /** How often each write tool is drawn in a random round (relative weights; delete_workspace is rare on purpose). */
@@ -212,6 +216,7 @@ const WRITE_WEIGHTS: Readonly<Record<string, number>> = {
   set_expiry: 2,
   declare_fact_keys: 1,
   sweep_expired: 1,
+  reject_duplicate_pair: 1,
 };
 
 /** Reads issued between the writes, so each instance's index is built early and then brought current by the feed. */

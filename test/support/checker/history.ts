@@ -1,4 +1,4 @@
-import { type NGraph, relationLabel } from "./model.js";
+import { type NGraph, pairLabel, relationLabel } from "./model.js";
 
 /**
  * The checker's history and its lost-write rule. Every call is recorded (tool, arguments, answer, start and end time,
@@ -31,7 +31,8 @@ type Claim =
   | { kind: "relation"; from: string; to: string; relationType: string }
   | { kind: "entity-tag"; name: string; tag: string }
   | { kind: "observation-tag"; name: string; content: string; tag: string }
-  | { kind: "tag"; tag: string };
+  | { kind: "tag"; tag: string }
+  | { kind: "rejection"; pair: string };
 
 /** What a call may have undone. A merge moves what hangs off a source onto its target. */
 type Threat =
@@ -43,7 +44,8 @@ type Threat =
   | { kind: "untag-observation"; name: string; content: string; tag: string }
   | { kind: "delete-tag"; tag: string }
   | { kind: "delete-workspace" }
-  | { kind: "restore"; name: string };
+  | { kind: "restore"; name: string }
+  | { kind: "forget-rejection"; pair: string };
 
 /** The claims of one operation (a tool call, or one operation of a batch) that succeeded. */
 function claimsOf(tool: string, args: Json, answer: Json): Claim[] {
@@ -79,6 +81,9 @@ function claimsOf(tool: string, args: Json, answer: Json): Claim[] {
       return [{ kind: "tag", tag: str(args.name) }];
     case "restore_entity":
       return [{ kind: "entity", name: str(args.entityName) }];
+    case "reject_duplicate_pair":
+      // Its row stays when an entity goes (docs/curate.md#rejecting-a-pair): only an undo or delete_workspace removes it.
+      return args.undo === true ? [] : [{ kind: "rejection", pair: pairLabel(str(args.a), str(args.b)) }];
     case "supersede_observation":
       // The superseded observation stays (marked), so only the replacement is new.
       return entity(args.entityName, [args.replacement]);
@@ -125,6 +130,8 @@ function threatsOf(tool: string, args: Json): Threat[] {
       return [{ kind: "delete-workspace" }];
     case "restore_entity":
       return [{ kind: "restore", name: str(args.entityName) }];
+    case "reject_duplicate_pair":
+      return args.undo === true ? [{ kind: "forget-rejection", pair: pairLabel(str(args.a), str(args.b)) }] : [];
     case "execute_batch":
       return arr(args.operations).flatMap((op) => threatsOf(str(op.op), (op.args as Json) ?? {}));
     default:
@@ -171,6 +178,8 @@ function excused(claim: Claim, threats: readonly Threat[]): boolean {
       );
     case "tag":
       return has((t) => t.kind === "delete-tag" && t.tag === claim.tag);
+    case "rejection":
+      return has((t) => t.kind === "forget-rejection" && t.pair === claim.pair);
     case "observation":
     case "observation-tag": {
       const on = holders(claim.name, threats);
@@ -200,6 +209,8 @@ function holds(claim: Claim, graph: NGraph, threats: readonly Threat[]): boolean
       return graph.entities.get(claim.name)?.tags.includes(claim.tag) ?? false;
     case "tag":
       return graph.tags.has(claim.tag);
+    case "rejection":
+      return graph.rejections?.has(claim.pair) ?? false;
     case "observation":
     case "observation-tag":
       return [...holders(claim.name, threats)].some((name) => {

@@ -47,7 +47,12 @@ export interface NGraph {
   entities: Map<string, NEntity>;
   relations: Map<string, NRelation>;
   tags: Map<string, NTag>;
+  /** The rejected duplicate pairs (pairLabel), as the raw rows hold them; only graphOfRows fills it. */
+  rejections?: Set<string>;
 }
+
+/** The key a rejected duplicate pair is compared by: its two names, in either order. */
+export const pairLabel = (a: string, b: string): string => [a, b].sort().join(" ≈ ");
 
 /** The key a relation is compared by: its ends' names and its type. */
 export const relationLabel = (r: { from: string; to: string; relationType: string }): string => `${r.from} -${r.relationType}-> ${r.to}`;
@@ -122,6 +127,7 @@ export function graphOfRows(rows: readonly RawRow[], now = Date.now()): NGraph {
       };
       graph.relations.set(relationLabel(relation), relation);
     }
+    if (row.kind === "duplicate-rejection") (graph.rejections ??= new Set()).add(pairLabel(str(row.aName), str(row.bName)));
     if (row.kind === "tag")
       graph.tags.set(str(row.name), { name: str(row.name), category: str(row.category), description: str(row.description) });
   }
@@ -200,6 +206,9 @@ export function orphans(rows: readonly RawRow[]): string[] {
     }
     if ((row.kind === "edge-in" || row.kind === "edge-out") && !keys.has(rowKey.relation(str(row.relationId)))) {
       say(row, "its relation row is missing");
+    }
+    if (row.kind === "duplicate-rejection" && row.rowKey !== rowKey.rejection(str(row.aId), str(row.bId))) {
+      say(row, "its key is not its pair's (rowKey.rejection)");
     }
     if (row.kind === "relation") {
       const [, out, inbound] = relationRowKeys({ id: row.rowKey, fromEntityId: str(row.fromId), toEntityId: str(row.toId) });

@@ -12,7 +12,7 @@ import {
   tagUsageOf,
   tagUsageOfView,
 } from "./compare.js";
-import { type NGraph, presentView, relationLabel } from "./model.js";
+import { type NGraph, pairLabel, presentView, relationLabel } from "./model.js";
 
 /**
  * The checker's reads: every index-served view (read_graph, the listing of search_entities, search_relations, get_stats,
@@ -101,6 +101,20 @@ export async function checkViews(client: McpTestClient, label: string, workspace
   const usage = await answer(client, "get_tag_usage", ws);
   if (usage.ok) problems.push(...diffKeyed(`${label} get_tag_usage`, "tag", tagUsageOf(stored), tagUsageOfView(usage.value)));
   else failed("get_tag_usage", usage.error);
+
+  // Detection never proposes a pair storage holds as rejected (docs/curate.md#rejecting-a-pair); threshold 0 lists every pair compared.
+  const duplicates = await answer(client, "detect_duplicate_entities", { ...ws, threshold: 0, limit: 1000 });
+  if (duplicates.ok) {
+    const rejected = held.rejections ?? new Set<string>();
+    const pairs = (duplicates.value.pairs as { a: Json; b: Json }[]).map((pair) => pairLabel(String(pair.a.name), String(pair.b.name)));
+    for (const pair of pairs.filter((listed) => rejected.has(listed)))
+      problems.push(`${label} detect_duplicate_entities: lists rejected pair ${pair}`);
+    if (Number(duplicates.value.rejected) > rejected.size) {
+      problems.push(
+        `${label} detect_duplicate_entities: left out ${String(duplicates.value.rejected)} pairs, storage holds ${rejected.size} rejections`,
+      );
+    }
+  } else failed("detect_duplicate_entities", duplicates.error);
 
   problems.push(...(await checkNeighbors(client, label, workspace, stored)));
   return problems;
