@@ -1,4 +1,5 @@
 import { copyFileSync, mkdirSync } from "node:fs";
+import { setTimeout as sleep } from "node:timers/promises";
 
 import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
 import type { Browser, Page } from "playwright-core";
@@ -182,6 +183,72 @@ run("the viewer in Chromium", () => {
     await page.uncheck("#show-superseded");
     await details.locator("li.observation.superseded").waitFor({ state: "detached" });
     expect(await details.locator("li.observation .text").allTextContents()).toEqual([NEW_RETENTION]);
+    expect(incidents).toEqual([]);
+    await page.context().close();
+  });
+
+  test("hits marked in the graph, distinct type colours, a path shown, readable times, and the time slider's graph as it was", async () => {
+    // A time between the seeded graph and one more entity, a second clear of both (the slider's stops are a second apart here).
+    await sleep(1100);
+    const before = Date.now();
+    await sleep(1100);
+    ok(
+      await writer.call("create_entities", { entities: [{ name: "Late Arrival", entityType: "service", observations: ["Added later"] }] }),
+    );
+    const { page, incidents } = await openSignedIn(KEYS.reader);
+    const drawn = () => page.locator("#graph-nodes li").evaluateAll((items) => items.map((item) => (item as HTMLElement).dataset.name));
+    expect(await drawn()).toContain("Late Arrival");
+
+    // Search hits: marked in the graph (#graph-nodes mirrors cytoscape's classes), exactly the hits listed.
+    await page.fill("#search", "billing");
+    await page.press("#search", "Enter");
+    await page.locator('#graph-nodes li.hit[data-name="Billing Service"]').waitFor();
+    const hits = await page.locator("#results button").allTextContents();
+    const marked = await page
+      .locator("#graph-nodes li.hit")
+      .evaluateAll((items) => items.map((item) => (item as HTMLElement).dataset.name));
+    expect(new Set(marked)).toEqual(new Set(hits));
+    expect(await page.evaluate(() => getComputedStyle(document.getElementById("graph-nodes")!).position)).toBe("absolute");
+
+    // Type colours: the seeded types (service, database, decision, team, person, attack) each have their own.
+    const colours = await page.locator("#legend .swatch").evaluateAll((dots) => dots.map((dot) => getComputedStyle(dot).backgroundColor));
+    expect(colours.length).toBe(6);
+    expect(new Set(colours).size).toBe(colours.length);
+
+    // A path: its nodes marked, the result as one line.
+    await page.fill("#path-from", "Alice");
+    await page.fill("#path-to", "Ledger DB");
+    await page.click("#path-show");
+    await page.locator('#graph-nodes li.path[data-name="Ledger DB"]').waitFor();
+    const onPath = await page
+      .locator("#graph-nodes li.path")
+      .evaluateAll((items) => items.map((item) => (item as HTMLElement).dataset.name));
+    expect(onPath.sort()).toEqual(["Alice", "Billing Service", "Ledger DB"]);
+    expect(await page.textContent("#path-result")).toBe("Alice —maintains→ Billing Service —writes_to→ Ledger DB");
+
+    // Readable times: the details panel's creation as a local date and time, and how long ago; the ISO time kept in the element.
+    await page.locator("#results button", { hasText: "Billing Service" }).click();
+    const created = page.locator("#details .provenance time").first();
+    await created.waitFor();
+    expect(await created.textContent()).toMatch(/^\d{1,2} \w{3,4} \d{4}, \d{2}:\d{2} \((now|\d+ seconds? ago|1 minute ago)\)$/);
+    expect(await created.getAttribute("datetime")).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/);
+    expect(await page.locator('#details .provenance time:has-text("T")').count()).toBe(0);
+
+    // The time slider: the graph as it was before "Late Arrival", then now again.
+    await page.locator("#time-slider").evaluate((slider, at) => {
+      (slider as HTMLInputElement).value = String(at);
+      slider.dispatchEvent(new Event("input", { bubbles: true }));
+    }, before);
+    await page.waitForSelector("body[data-time=past]");
+    expect(await drawn()).not.toContain("Late Arrival");
+    expect(await drawn()).toContain("Billing Service");
+    expect(await page.textContent("#summary")).toBe(`${5 + CONTEXT.length} entities · ${3 + CONTEXT.length} relations`);
+    expect(await page.textContent("#time-label")).toMatch(/^\d{1,2} \w{3,4} \d{4}, \d{2}:\d{2} \((now|.+ ago)\)$/);
+    await page.click("#time-now");
+    await page.waitForSelector("body[data-time=now]");
+    expect(await drawn()).toContain("Late Arrival");
+    expect(await page.textContent("#time-label")).toBe("now");
+    expect(await page.textContent("#error")).toBe("");
     expect(incidents).toEqual([]);
     await page.context().close();
   });

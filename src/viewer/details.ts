@@ -1,43 +1,20 @@
-import { byId, el, linkButton, swatch } from "./dom.js";
+import { button, byId, el, linkButton, timeText } from "./dom.js";
 import { merge } from "./graph.js";
-import type { ToolInfo } from "./rpc.js";
-import { addEntity, api, type ChangeEvent, entities, type EntityView, type FactValidity, type RelationView, view } from "./state.js";
+import { syncNodeList } from "./nodeList.js";
+import type { EntityDetails, FactValidity, GraphSlice } from "./shapes.js";
+import { addEntity, api, entities, type EntityView, typeSwatch, view } from "./state.js";
 
 /** One entity: its panel (details, relations, history), selecting it, and expanding its neighbourhood. */
 
-/** The input a tool takes for "this one entity": its schema names the field (get_neighbors is another helper's tool). */
-function entityArgument(tool: ToolInfo, name: string): Record<string, unknown> {
-  const properties = tool.inputSchema?.properties ?? {};
-  for (const field of ["entityName", "name", "entityNames", "names", "entities", "from"]) {
-    if (field in properties) return { [field]: properties[field]?.type === "array" ? [name] : name };
-  }
-  return { entityName: name };
-}
+const asOf = () => (view.asOf !== undefined ? { asOf: view.asOf } : {});
 
-/** Expands an entity's neighbourhood: get_neighbors when offered, else its relations and open_nodes for the new ends. */
+/** Expands an entity's neighbourhood (app_expand), at the time the graph shows. */
 export async function expand(name: string): Promise<void> {
-  const neighbors = view.tools.get("get_neighbors");
-  if (neighbors) {
-    const answer = await api.call<{ entities: (EntityView & { id: string })[]; relations: RelationView[] }>(
-      "get_neighbors",
-      entityArgument(neighbors, name),
-    );
-    merge(answer.entities, answer.relations);
-    return;
-  }
-  const answer = await api.call<{ relations: { fromName: string; toName: string; relationType: string; relationId: string }[] }>(
-    "get_entity_relations",
-    { entityName: name, direction: "both" },
-  );
-  const ends = [...new Set(answer.relations.flatMap((r) => [r.fromName, r.toName]))].filter((end) => !entities.has(end));
-  const opened = ends.length > 0 ? await api.call<{ entities: EntityView[] }>("open_nodes", { names: ends }) : { entities: [] };
-  merge(
-    opened.entities,
-    answer.relations.map((r) => ({ id: r.relationId, from: r.fromName, to: r.toName, relationType: r.relationType })),
-  );
+  const slice = await api.call<GraphSlice>("app_expand", { entityName: name, ...asOf() });
+  merge(slice.entities, slice.relations);
 }
 
-/** Selects an entity, adding it to the graph first when the page did not hold it (a large workspace). */
+/** Selects an entity, adding it to the graph first when the viewer did not hold it (part of a large workspace). */
 export async function focus(entity: EntityView): Promise<void> {
   if (!entities.has(entity.name)) merge([entity], []);
   const node = view.cy?.getElementById(entity.name);
@@ -45,92 +22,108 @@ export async function focus(entity: EntityView): Promise<void> {
     view.cy?.elements().unselect();
     node.select();
     view.cy?.animate({ center: { eles: node }, duration: 0 });
+    syncNodeList();
   }
   await showDetails(entity.name);
 }
 
+/** One entity's details panel, from one app_entity_details call, at the time the graph shows. */
 export async function showDetails(name: string): Promise<void> {
   const panel = byId("details");
   panel.hidden = false;
   byId("app").classList.remove("no-details");
-  panel.replaceChildren(el("h3", {}, name), el("p", { className: "muted" }, "Loading…"));
-  view.selected = name;
-  // The panel reads the entity each time it opens (in parallel with the rest), so it shows the facts true now whatever
-  // put it in the page (a search hit carries what its tool returned). "Show superseded" reads it with everything not true
-  // any more, marked; that read is not kept, so the graph and a later panel show current facts.
-  const lens = view.showSuperseded ? { includeSuperseded: true } : {};
-  // The history's oldest event is the creation; the newest events come from the feed, newest first.
-  const withHistory = view.tools.has("get_entity_history") && view.tools.has("get_changes");
-  const [opened, links, first, recent] = await Promise.all([
-    api.call<{ entities: EntityView[] }>("open_nodes", { names: [name], ...lens }),
-    api.call<{ relations: { fromName: string; toName: string; relationType: string; createdBy?: string; status?: string }[] }>(
-      "get_entity_relations",
-      { entityName: name, direction: "both", ...lens },
-    ),
-    withHistory ? api.call<{ events: ChangeEvent[] }>("get_entity_history", { entityName: name, limit: 1 }) : undefined,
-    withHistory ? api.call<{ events: ChangeEvent[] }>("get_changes", { entityName: name, limit: 10 }) : undefined,
-  ]);
-  const read = opened.entities[0];
-  if (read && !view.showSuperseded) addEntity(read);
-  const entity = read && { ...entities.get(name), ...read };
-  if (!entity) {
-    panel.replaceChildren(el("h3", {}, name), el("p", { className: "muted" }, "This entity no longer exists."));
-    return;
+  // Reading the same entity again (the toggle, the time) keeps its panel until the new read replaces it in one step.
+  if (view.selected !== name || panel.childElementCount === 0) {
+    panel.replaceChildren(el("h3", {}, name), el("p", { className: "muted" }, "Loading…"));
   }
-  const events = recent?.events ?? [];
-  const newest = events[0];
-  const oldest = first?.events[0];
-  const expandButton = el("button", { onClick: () => void expand(name) }, "Expand neighbourhood");
-  expandButton.type = "button";
-  panel.replaceChildren(
-    el("h3", {}, name),
-    el("p", {}, swatch(entity.entityType), entity.entityType),
+  view.selected = name;
+  // Read each time the panel opens, so it shows the facts true now (or at asOf) whatever put the entity in the graph.
+  // "Show superseded" reads everything no longer true too, marked; that read is not kept for the graph.
+  const details = await api.call<EntityDetails>("app_entity_details", {
+    entityName: name,
+    ...asOf(),
+    ...(view.showSuperseded ? { includeSuperseded: true } : {}),
+  });
+  if (view.selected !== name) return;
+  panel.replaceChildren(...detailsContent(name, details, { expand: true }));
+}
+
+/**
+ * The details of an entity as elements: the panel's content in the graph, and the state of a timeline's event. Every
+ * string stays a text node (dom.ts).
+ */
+export function detailsContent(name: string, details: EntityDetails, options: { expand: boolean }): HTMLElement[] {
+  const entity = details.entity;
+  if (!entity) {
+    const when = details.asOf !== undefined ? " at that time" : "";
+    return [el("h3", {}, name), el("p", { className: "muted" }, `This entity does not exist${when}.`)];
+  }
+  if (!view.showSuperseded && details.asOf === undefined)
+    addEntity({ name: entity.name, entityType: entity.entityType, ...(entity.tags ? { tags: entity.tags } : {}) });
+  const newest = details.recent[0];
+  const createdAt = details.created?.at ?? entity.createdAt;
+  const updatedAt = newest?.at ?? entity.updatedAt;
+  const content: HTMLElement[] = [el("h3", {}, entity.name), el("p", {}, typeSwatch(entity.entityType), entity.entityType)];
+  if (details.asOf !== undefined) content.push(el("p", { className: "muted as-of" }, "As it was at ", timeText(details.asOf)));
+  content.push(
     el("div", {}, tagList(entity.tags ?? [])),
     el(
       "p",
-      { className: "muted" },
-      `Created by ${entity.createdBy ?? oldest?.principal ?? "unknown"}${oldest ? ` at ${oldest.at}` : entity.createdAt ? ` at ${entity.createdAt}` : ""}. `,
-      `Last changed by ${entity.updatedBy ?? newest?.principal ?? "unknown"}${newest ? ` at ${newest.at}` : entity.updatedAt ? ` at ${entity.updatedAt}` : ""}.`,
+      { className: "muted provenance" },
+      `Created by ${details.created?.principal ?? entity.createdBy ?? "unknown"}`,
+      createdAt !== undefined && el("span", {}, " ", timeText(createdAt)),
+      `. Last changed by ${entity.updatedBy ?? newest?.principal ?? "unknown"}`,
+      updatedAt !== undefined && el("span", {}, " ", timeText(updatedAt)),
+      ".",
     ),
-    expandButton,
-    el("h2", {}, `Observations (${entity.observations?.length ?? 0})`),
+  );
+  if (options.expand) content.push(button("Expand neighbourhood", "expand", () => void expand(name).catch(failedQuietly)));
+  content.push(
+    el("h2", {}, `Observations (${entity.observations.length})`),
     el(
       "ul",
       { className: "observations" },
-      ...(entity.observations ?? []).map((text) =>
-        observationItem(text, entity?.observationValidity?.[text], tagList(entity?.observationTags?.[text] ?? [])),
+      ...entity.observations.map((text) =>
+        observationItem(text, entity.observationValidity?.[text], tagList(entity.observationTags?.[text] ?? [])),
       ),
     ),
-    el("h2", {}, `Relations (${links.relations.length})`),
+    el("h2", {}, `Relations (${details.relations.length})`),
     el(
       "ul",
       {},
-      ...links.relations.map((r) =>
-        el(
+      ...details.relations.map((r) => {
+        const other = r.from === name ? r.to : r.from;
+        return el(
           "li",
-          {},
-          r.fromName === name ? "→ " : "← ",
+          { className: "relation" },
+          r.from === name ? "→ " : "← ",
           el("span", { className: "muted" }, r.relationType, " "),
-          linkButton(
-            r.fromName === name ? r.toName : r.fromName,
-            () => void focus({ name: r.fromName === name ? r.toName : r.fromName, entityType: "" }),
-          ),
+          options.expand ? linkButton(other, () => void focus({ name: other, entityType: "" })) : other,
           r.status ? el("span", { className: "muted status" }, ` (${r.status})`) : undefined,
-        ),
-      ),
+        );
+      }),
     ),
     el("h2", {}, "History"),
     el(
       "ul",
       {},
-      ...events.map((event) => el("li", {}, el("span", { className: "muted" }, `${event.at} ${event.principal}: `), event.summary)),
+      ...details.recent.map((event) =>
+        el("li", {}, el("span", { className: "muted" }, timeText(event.at), ` ${event.principal}: `), event.summary),
+      ),
     ),
   );
+  return content;
+}
+
+/** An expansion that fails says why in #error (set by the entry's handler, main.ts and appMain.ts). */
+let failedQuietly: (error: unknown) => void = () => undefined;
+export function onActionError(handler: (error: unknown) => void): void {
+  failedQuietly = handler;
 }
 
 /**
  * One observation: its text, struck through when it is not true now (superseded, ended, not yet valid), with its status
- * and what replaced it. Every string stays a text node (dom.ts).
+ * and what replaced it.
  */
 function observationItem(text: string, validity: FactValidity | undefined, tags: HTMLElement | undefined): HTMLElement {
   const status = validity?.status;

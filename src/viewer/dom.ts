@@ -1,3 +1,5 @@
+import { readableTime } from "./time.js";
+
 /**
  * Building the page's elements. Every string from the workspace (names, types, observations, tags, principals) is
  * untrusted: it only ever becomes a text node, never markup.
@@ -38,16 +40,23 @@ export function fill(list: HTMLElement, items: Node[], empty = "Nothing yet."): 
   list.replaceChildren(...(items.length > 0 ? items : [el("li", { className: "muted" }, empty)]));
 }
 
-/** A stable colour per entity type, so a type keeps its colour across reloads. */
-export function colourOf(entityType: string): string {
-  let hash = 0;
-  for (let i = 0; i < entityType.length; i++) hash = (hash * 31 + entityType.charCodeAt(i)) | 0;
-  return `hsl(${Math.abs(hash) % 360}, 62%, 48%)`;
+/** A dot in an entity type's colour (palette.ts). */
+export function swatch(entityType: string, colour: string): HTMLElement {
+  const dot = el("span", { className: "swatch", title: entityType });
+  dot.style.backgroundColor = colour;
+  return dot;
 }
 
-/** A dot in the colour of an entity type. */
-export function swatch(entityType: string): HTMLElement {
-  const dot = el("span", { className: "swatch", title: entityType });
-  dot.style.backgroundColor = colourOf(entityType);
-  return dot;
+/** An ISO time as people read it (time.ts): local date and time, and how long ago; the exact time in its title. */
+export function timeText(iso: string, className = "when"): HTMLElement {
+  const element = el("time", { className, title: iso }, readableTime(iso, Date.now()));
+  element.dateTime = iso;
+  return element;
+}
+
+/** A button (type=button, so it never submits anything). */
+export function button(text: string, className: string, onClick: () => void): HTMLButtonElement {
+  const element = el("button", { className, onClick }, text);
+  element.type = "button";
+  return element;
 }

@@ -1,18 +1,23 @@
 import { byId, el } from "./dom.js";
-import { entities, relations, view } from "./state.js";
+import { syncNodeList } from "./nodeList.js";
+import type { GraphSlice } from "./shapes.js";
+import { api, entities, relations, view } from "./state.js";
 
-/** The filters over the drawn graph: by entity type, by tag (view.tagged) and by relation type. */
+/**
+ * The filters: by entity type, by tag and by relation type. Over the drawn graph when it holds the whole workspace; when
+ * it holds part of it (hubs, one neighbourhood, a search, or a tag, which an observation may carry), app_filter reads what
+ * matches and it is added first.
+ */
 
-/** Tags the workspace defined (get_all_tags), offered in the filter with those the page saw in use. */
+/** Tags the workspace defined (get_all_tags), offered in the filter with those the viewer saw in use. */
 export const definedTags = new Set<string>();
 
 export function fillFilters(): void {
   const types = new Set<string>();
   const tags = new Set<string>(definedTags);
   for (const entity of entities.values()) {
-    types.add(entity.entityType);
+    if (entity.entityType !== "") types.add(entity.entityType);
     for (const tag of entity.tags ?? []) tags.add(tag);
-    for (const list of Object.values(entity.observationTags ?? {})) for (const tag of list) tags.add(tag);
   }
   const relationTypes = new Set([...relations.values()].map((r) => r.relationType));
   setOptions(byId<HTMLSelectElement>("filter-type"), types);
@@ -30,14 +35,43 @@ function setOptions(select: HTMLSelectElement, values: Set<string>): void {
   const all = el("option", {}, "all");
   all.value = "";
   select.replaceChildren(all, ...options);
-  select.value = values.has(chosen) ? chosen : "";
+  if (chosen !== "" && !values.has(chosen)) select.append(Object.assign(el("option", {}, chosen), { value: chosen }));
+  select.value = chosen;
+}
+
+/** What the filters ask for now. */
+function chosen(): { entityType: string; tag: string; relationType: string } {
+  return {
+    entityType: byId<HTMLSelectElement>("filter-type").value,
+    tag: byId<HTMLSelectElement>("filter-tag").value,
+    relationType: byId<HTMLSelectElement>("filter-relation").value,
+  };
+}
+
+/**
+ * A filter changed: reads what matches from the server when the graph holds only part of the workspace, or a tag is
+ * chosen (an observation's tag is not in the graph), and adds it; then hides what does not match.
+ */
+export async function refilter(merge: (slice: GraphSlice) => void): Promise<void> {
+  const { entityType, tag, relationType } = chosen();
+  const any = entityType !== "" || tag !== "" || relationType !== "";
+  if (any && (view.partial || tag !== "") && view.tools.has("app_filter")) {
+    const slice = await api.call<GraphSlice>("app_filter", {
+      ...(entityType !== "" ? { entityType } : {}),
+      ...(tag !== "" ? { tag } : {}),
+      ...(relationType !== "" ? { relationType } : {}),
+      ...(view.asOf !== undefined ? { asOf: view.asOf } : {}),
+    });
+    view.tagged = tag !== "" ? new Set(slice.entities.map((entity) => entity.name)) : undefined;
+    merge(slice);
+  } else if (tag === "") view.tagged = undefined;
+  applyFilters();
 }
 
 export function applyFilters(): void {
   if (!view.cy) return;
   const graph = view.cy;
-  const type = byId<HTMLSelectElement>("filter-type").value;
-  const relationType = byId<HTMLSelectElement>("filter-relation").value;
+  const { entityType: type, relationType } = chosen();
   graph.batch(() => {
     graph.nodes().forEach((node) => {
       const entity = entities.get(node.id());
@@ -56,4 +90,5 @@ export function applyFilters(): void {
       edge.toggleClass("hidden", !shown);
     });
   });
+  syncNodeList();
 }

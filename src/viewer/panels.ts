@@ -1,23 +1,10 @@
 import { focus } from "./details.js";
-import { byId, el, fill, linkButton, swatch } from "./dom.js";
-import { applyFilters, definedTags, fillFilters } from "./filters.js";
-import { merge } from "./graph.js";
-import { api, type ChangeEvent, entities, type EntityView, PAGE, type RelationView, view } from "./state.js";
+import { byId, el, fill, linkButton, timeText } from "./dom.js";
+import { definedTags, fillFilters } from "./filters.js";
+import { typeCounts } from "./palette.js";
+import { api, type ChangeEvent, entities, type EntityView, typeSwatch, view } from "./state.js";
 
-/** The side panels: the tag filter's choice, recent changes, defined tags, duplicates, the legend and the hubs. */
-
-export async function chooseTag(tag: string): Promise<void> {
-  if (tag === "") view.tagged = undefined;
-  else {
-    const answer = await api.call<{ entities: EntityView[]; relations: RelationView[] }>("get_entities_by_tag", {
-      tagName: tag,
-      limit: PAGE,
-    });
-    view.tagged = new Set(answer.entities.map((entity) => entity.name));
-    merge(answer.entities, answer.relations);
-  }
-  applyFilters();
-}
+/** The side panels: recent changes, defined tags, duplicates, the legend and the hubs. */
 
 export async function loadChanges(): Promise<void> {
   if (!view.tools.has("get_changes")) return;
@@ -29,7 +16,7 @@ export async function loadChanges(): Promise<void> {
       return el(
         "li",
         {},
-        el("span", { className: "muted" }, `${event.at.slice(0, 19).replace("T", " ")} · ${event.principal} · `),
+        el("span", { className: "muted" }, timeText(event.at), ` · ${event.principal} · `),
         name !== undefined ? linkButton(event.summary, () => void focus({ name, entityType: "" })) : event.summary,
       );
     }),
@@ -68,12 +55,10 @@ export async function loadDuplicates(): Promise<void> {
 
 /** The colour of each entity type, with how many entities of it the page holds. */
 export function showLegend(): void {
-  const counts = new Map<string, number>();
-  for (const entity of entities.values()) counts.set(entity.entityType, (counts.get(entity.entityType) ?? 0) + 1);
-  const types = [...counts].sort((a, b) => b[1] - a[1]);
+  const types = [...typeCounts(entities.values())].filter(([type]) => type !== "").sort((a, b) => b[1] - a[1]);
   fill(
     byId("legend"),
-    types.slice(0, 12).map(([type, count]) => el("li", {}, swatch(type), type, el("span", { className: "muted" }, ` ${count}`))),
+    types.slice(0, 12).map(([type, count]) => el("li", {}, typeSwatch(type), type, el("span", { className: "muted" }, ` ${count}`))),
   );
 }
 

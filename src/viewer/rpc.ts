@@ -1,3 +1,5 @@
+import { type DataSource, structuredOf } from "./shapes.js";
+
 /**
  * The page's only data source: the workspace's read-only MCP data route (/api/workspaces/{ws}/view/mcp), which runs the
  * same MCP server and tools an agent uses. Plain JSON-RPC over fetch, with the session cookie (same origin).
@@ -13,12 +15,7 @@ export class AccessError extends Error {
   }
 }
 
-export interface ToolInfo {
-  name: string;
-  inputSchema?: { properties?: Record<string, { type?: string }> };
-}
-
-export class ViewerApi {
+export class ViewerApi implements DataSource {
   private nextId = 0;
 
   constructor(readonly base: string) {}
@@ -39,21 +36,9 @@ export class ViewerApi {
     return body.result as T;
   }
 
-  async listTools(): Promise<Map<string, ToolInfo>> {
-    const { tools } = await this.rpc<{ tools: ToolInfo[] }>("tools/list", {});
-    return new Map(tools.map((tool) => [tool.name, tool]));
-  }
-
   /** A tool's structured result; an error result is thrown with its message (which says how to recover). */
   async call<T>(name: string, args: Record<string, unknown> = {}): Promise<T> {
-    const result = await this.rpc<{ isError?: boolean; structuredContent?: unknown; content?: { type: string; text?: string }[] }>(
-      "tools/call",
-      { name, arguments: args },
-    );
-    const text = result.content?.find((part) => part.type === "text")?.text;
-    const structured = result.structuredContent ?? (text !== undefined ? JSON.parse(text) : {});
-    if (result.isError) throw new Error((structured as { message?: string }).message ?? text ?? `${name} failed.`);
-    return structured as T;
+    return structuredOf<T>(name, await this.rpc("tools/call", { name, arguments: args }));
   }
 
   /** Exchanges a key, typed once, for the session cookie (HttpOnly: this page never sees it again). */
