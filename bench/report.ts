@@ -149,10 +149,14 @@ function appsLines(apps: AppsMeasure): string[] {
   return [
     `MCP App: the ui:// resource (${apps.resourceUri}) read through the MCP client is ${kb(apps.rawBytes)}, ${kb(apps.gzipBytes)} gzipped; ` +
       `target < ${kb(APP_TARGETS.gzipBytes)} gzipped: ${verdict(apps.gzipBytes < APP_TARGETS.gzipBytes)}.`,
-    `MCP App, the graph inside a host (the extension SDK's AppBridge in headless Chromium, a sandboxed iframe, fresh context each run) ` +
-      `on the ${apps.entities}-entity workspace (${apps.drawn} drawn): interactive, from the iframe's creation to the app's mark, in a median ` +
-      `${fixed(apps.medianMs, 0)} ms over ${apps.runs.length} runs (${apps.runs.map((ms) => ms.toFixed(0)).join(", ")}); ` +
-      `target < ${(APP_TARGETS.interactiveMs / 1000).toFixed(1)} s${atTarget}: ${verdict(apps.medianMs < APP_TARGETS.interactiveMs)}.`,
+    ...apps.openings.map(
+      (opening) =>
+        `MCP App, the graph inside a host (the extension SDK's AppBridge in headless Chromium, a sandboxed iframe, fresh context ` +
+        `each run) on the ${apps.entities}-entity workspace, opened ${opening.name === "default" ? "as a model opens it (no arguments)" : `with ${JSON.stringify(opening.args)}, as the page asks`}, ` +
+        `${opening.drawn} entities drawn: interactive, from the iframe's creation to the app's mark, in a median ${fixed(opening.medianMs, 0)} ms ` +
+        `over ${opening.runs.length} runs (${opening.runs.map((ms) => ms.toFixed(0)).join(", ")}); ` +
+        `target < ${(APP_TARGETS.interactiveMs / 1000).toFixed(1)} s${atTarget}: ${verdict(opening.medianMs < APP_TARGETS.interactiveMs)}.`,
+    ),
   ];
 }
 
