@@ -213,7 +213,8 @@ function finalUnit(context: PlanContext, source: EntityRange): Unit {
         entityId: target.id,
         entityName: text(target.head.name),
         before: targetBefore,
-        after: { ...targetBefore, version },
+        // Only what this merge writes (EntityUpdate): the target's other fields stay as stored, and are not held by an ETag.
+        after: { name: targetBefore.name, version },
       },
       {
         kind: "entity.deleted",
