@@ -12,7 +12,7 @@ import { z } from "zod";
 export const APP_RESOURCE_URI = "ui://central-memory/viewer.html";
 
 /** An entity as the graph draws it: no observations (the details panel reads those), its degree when known. */
-export const graphNode = z.object({
+const graphNode = z.object({
   name: z.string(),
   entityType: z.string(),
   tags: z.array(z.string()).optional().describe("Tags on the entity itself (present when it has any)."),
@@ -20,7 +20,7 @@ export const graphNode = z.object({
 });
 
 /** A relation as the graph draws it. */
-export const graphEdge = z.object({ from: z.string(), to: z.string(), relationType: z.string() });
+const graphEdge = z.object({ from: z.string(), to: z.string(), relationType: z.string() });
 
 /** Part of the graph: entities and the relations among them (and, for an expansion, to entities already drawn). */
 export const graphSliceShape = {
@@ -49,7 +49,7 @@ export const graphViewShape = {
 };
 
 /** One side of a probable duplicate pair, with what a person needs to judge it. */
-export const duplicateSide = z.object({
+const duplicateSide = z.object({
   id: z.string(),
   name: z.string(),
   entityType: z.string(),
@@ -68,7 +68,7 @@ export const duplicateReviewShape = {
 };
 
 /** One event of an entity's history, as a timeline shows it. */
-export const timelineEvent = z.object({
+const timelineEvent = z.object({
   id: z.string(),
   at: z.string(),
   principal: z.string(),

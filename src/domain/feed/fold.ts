@@ -2,7 +2,7 @@ import { observationId } from "../model/ids.js";
 import type { Entity, EntityNode, Relation, TagDefinition, Validity } from "../model/model.js";
 import { byCreation, compareText, orderKey } from "../model/order.js";
 import { heldValidity, patchValidity } from "../rules/validity.js";
-import { type Change, type ChangeEvent, type EntityState, inFeedOrder, type RelationState } from "./history.js";
+import { type Change, type ChangeEvent, type EntityUpdate, inFeedOrder, type RelationState } from "./history.js";
 
 /**
  * The one fold of the change feed into graph state (docs/architecture.md#one-fold-of-the-feed): entities with their
@@ -145,7 +145,7 @@ export class GraphFold {
     switch (change.kind) {
       case "entity.created":
       case "entity.updated": {
-        const after = change.after as EntityState | undefined;
+        const after = change.after as EntityUpdate | undefined;
         if (change.entityId === undefined) return;
         if (!after) {
           // A change of validity alone (restoreValidity): the entity's own fields stay as held.
@@ -163,7 +163,12 @@ export class GraphFold {
           this.keyedByContent.delete(change.entityId);
           return;
         }
-        Object.assign(entity, { name: after.name, entityType: after.entityType, metadata: after.metadata ?? {} });
+        // A field the after-image leaves out was not written: it stays as held (EntityUpdate).
+        Object.assign(entity, {
+          name: after.name,
+          ...(after.entityType !== undefined ? { entityType: after.entityType } : {}),
+          ...(after.metadata !== undefined ? { metadata: after.metadata } : {}),
+        });
         setEntityValidity(entity, change.validity);
         if (after.version !== undefined) entity.version = after.version;
         // A creation of an entity held already is one a scan saw (or an event applied again): its row's times stand.
@@ -347,11 +352,11 @@ function creation(event: ChangeEvent, position: number) {
   };
 }
 
-function createdEntity(id: string, state: EntityState, event: ChangeEvent, position: number): FoldedEntity {
+function createdEntity(id: string, state: EntityUpdate, event: ChangeEvent, position: number): FoldedEntity {
   return {
     id,
     name: state.name,
-    entityType: state.entityType,
+    entityType: state.entityType ?? "",
     metadata: state.metadata ?? {},
     ...creation(event, position),
     ...(state.version !== undefined ? { version: state.version } : {}),

@@ -36,6 +36,13 @@ export interface EntityState {
   version?: string;
 }
 
+/**
+ * An entity.updated's after-image where the write merged only some of the entity's fields, without If-Match: the name
+ * (the entity's identity) and version, and only the fields it wrote. The others stayed as stored, whatever a concurrent
+ * write put there, so an image of them taken from the read could be stale (docs/history.md#what-an-event-holds).
+ */
+export type EntityUpdate = Pick<EntityState, "name" | "version"> & Partial<Pick<EntityState, "entityType" | "metadata">>;
+
 /** A relation's fields, as a change records them. */
 export type RelationState = Pick<Relation, "fromEntityId" | "fromName" | "toEntityId" | "toName" | "relationType" | "metadata" | "version">;
 
@@ -50,7 +57,8 @@ interface TagState {
  * before/after for both endpoints). `before` is the state the write replaced, `after` the state it
  * left; a creation has no `before`, a deletion no `after`.
  *
- * - entity.*: before/after are EntityState. An update whose before-image was not read has none.
+ * - entity.*: before/after are EntityState. An update whose before-image was not read has none; an update that merged
+ *   some fields without If-Match has an EntityUpdate after-image (the fields it left out stayed as stored).
  * - observation.created|updated|deleted: `observationId` and `content`; an update changes only its validity.
  * - `validity` (any subject but tags): the valid time and expiry the change set, as a patch (Validity: "" clears a field)
  *   on what was held; on a creation, on nothing. Absent: unchanged. `validityBefore` is what was held before, when read.
@@ -78,7 +86,7 @@ export interface Change {
   pair?: [PairSide, PairSide];
   before?: EntityState | RelationState | TagState;
   /** A relation.updated without new metadata leaves it out: the stored metadata stayed. */
-  after?: EntityState | RelationState | Omit<RelationState, "metadata"> | TagState;
+  after?: EntityState | EntityUpdate | RelationState | Omit<RelationState, "metadata"> | TagState;
 }
 
 /** One event: the changes of one transaction, who made them, through which tool, and when. */

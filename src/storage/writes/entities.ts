@@ -1,4 +1,4 @@
-import type { Change, EntityState } from "../../domain/feed/history.js";
+import type { Change, EntityUpdate } from "../../domain/feed/history.js";
 import { forEachLimited } from "../../domain/model/concurrency.js";
 import type { Actor, Validity } from "../../domain/model/model.js";
 import type { EntitySummary, EntityWrite, NewEntity, Progress } from "../../domain/ports/store.js";
@@ -58,10 +58,16 @@ export async function upsertEntity(
       const row = { ...entityRow(workspace, { ...write, entityType: write.entityType ?? "" }, stamp, 1), version };
       entityUnit = { actions: [["create", row]], changes: [entityCreated(row)] };
     } else {
-      // The row read is the before-image; the after-image is it with this write's fields.
+      // The row read is the before-image. The after-image holds only the fields this merge writes: the others stay as
+      // stored, and without If-Match a concurrent write may have changed them since the read, so an image of them from the
+      // read would roll every fold of the feed back to it (EntityUpdate in src/domain/feed/history.ts).
       const before = entityStateOf(head);
-      const after: EntityState = { ...before, ...(write.entityType !== undefined ? { entityType: write.entityType } : {}), version };
-      if (write.metadata !== undefined) after.metadata = write.metadata;
+      const after: EntityUpdate = {
+        name: before.name,
+        ...(write.entityType !== undefined ? { entityType: write.entityType } : {}),
+        ...(write.metadata !== undefined ? { metadata: write.metadata } : {}),
+        version,
+      };
       // An entity that expired and is not swept yet is brought back: its expiry is cleared, on the ETag read, so a sweep
       // racing this write fails its own ETag-checked delete (or, having won, makes this merge fail and create it anew).
       const revived = isExpired(validityOfRow(head), gateway.clock());

@@ -6,7 +6,7 @@ import { byCreation, orderKey } from "../../domain/model/order.js";
 import type { MergeReport, RelationLabel } from "../../domain/rules/curationModel.js";
 import { entityStateOf, relationStateOf } from "../rows/changes.js";
 import { relationRowKeys, rowKey, tagLinkKeys } from "../rows/keys.js";
-import { kindOf, type StoredRow, tagPairOf, text } from "../rows/rows.js";
+import { kindOf, type StoredRow, tagPairOf, text, validityOfRow } from "../rows/rows.js";
 import { relationRows, type Row, type Stamp, update } from "../rows/rowWrites.js";
 import { newVersion } from "../rows/versions.js";
 import { deleteAction, rowGuard, type Unit } from "./transactions.js";
@@ -96,7 +96,9 @@ function relationMoves(context: PlanContext, source: EntityRange): Unit[] {
       moves.push({ ...oldRows, actions: [rowGuard(workspace, targetEdge), ...oldRows.actions], changes: [deletion] });
       continue;
     }
-    // The relation's own fields and history stay (metadata, createdAt, createdBy, order); it is updated now.
+    // The relation's own fields and history stay (metadata, createdAt, createdBy, order), and so do its valid time,
+    // expiry and pin (an ended relation stays ended, docs/history.md#two-times); it is updated now.
+    const validity = validityOfRow(edge);
     const fields = {
       metadata: text(edge.metadata) || "{}",
       createdAt: text(edge.createdAt),
@@ -104,6 +106,7 @@ function relationMoves(context: PlanContext, source: EntityRange): Unit[] {
       ...(typeof edge.order === "string" ? { order: edge.order } : {}),
       ...update(stamp),
       version: newVersion(),
+      ...validity,
     };
     const rows = relationRows(workspace, write, fields);
     targetKeys.add(targetEdge);
@@ -112,7 +115,10 @@ function relationMoves(context: PlanContext, source: EntityRange): Unit[] {
       actions: [...rows.map((row): TransactionAction => ["create", row]), ...oldRows.actions],
       conditions: oldRows.conditions,
       guards: [...new Set([from, to])],
-      changes: [deletion, { kind: "relation.created", relationId: write.id, after: relationStateOf(rows[0]!) }],
+      changes: [
+        deletion,
+        { kind: "relation.created", relationId: write.id, after: relationStateOf(rows[0]!), ...(validity ? { validity } : {}) },
+      ],
     });
   }
   return moves;
@@ -149,10 +155,20 @@ function observationMoves(context: PlanContext, source: EntityRange): Unit[] {
     } else {
       report.observations.moved += 1;
       targetKeys.add(newKey);
+      // The row moves whole, its validity columns with it; the event records them too, or every fold of the feed (asOf,
+      // the index) would hold the moved observation as current while storage holds it superseded, ended or expiring.
       const { etag: _etag, timestamp: _timestamp, partitionKey: _pk, rowKey: _rk, ...stored } = observation;
       const order = orderKey(stamp.now, context.position.next++);
+      const validity = validityOfRow(observation);
       actions.push(["create", { ...stored, partitionKey: workspace, rowKey: newKey, entityId: target.id, order }]);
-      changes.push({ kind: "observation.created", entityId: target.id, entityName: targetName, observationId: newId, content });
+      changes.push({
+        kind: "observation.created",
+        entityId: target.id,
+        entityName: targetName,
+        observationId: newId,
+        content,
+        ...(validity ? { validity } : {}),
+      });
     }
     for (const link of tagsOn(oldKey)) {
       const moved = moveTag(context, link, { entityId: target.id, observationId: newId });
@@ -197,7 +213,8 @@ function finalUnit(context: PlanContext, source: EntityRange): Unit {
         entityId: target.id,
         entityName: text(target.head.name),
         before: targetBefore,
-        after: { ...targetBefore, version },
+        // Only what this merge writes (EntityUpdate): the target's other fields stay as stored, and are not held by an ETag.
+        after: { name: targetBefore.name, version },
       },
       {
         kind: "entity.deleted",
