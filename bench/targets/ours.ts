@@ -1,4 +1,5 @@
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from "@modelcontextprotocol/client";
+import { EXTENSION_ID, RESOURCE_MIME_TYPE } from "@modelcontextprotocol/ext-apps/server";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
@@ -14,7 +15,16 @@ export type Era = "2025" | "2026";
 export async function connectMcp(url: string, era: Era = "2025") {
   const endpoint = new URL("/api/mcp", url);
   const info = { name: "central-memory-bench", version: "1.0.0" };
-  const client = era === "2025" ? new Client(info) : new ModernClient(info, { versionNegotiation: { mode: { pin: "2026-07-28" } } });
+  // The 2026-07-28 client declares the MCP Apps extension, as a host that renders apps does: a client without it is not
+  // listed the app-only tools (docs/apps.md), so it would not mirror their workspace into the routing header. A 2025-era
+  // request has no envelope to declare it in, and is listed them anyway.
+  const client =
+    era === "2025"
+      ? new Client(info)
+      : new ModernClient(info, {
+          versionNegotiation: { mode: { pin: "2026-07-28" } },
+          capabilities: { extensions: { [EXTENSION_ID]: { mimeTypes: [RESOURCE_MIME_TYPE] } } },
+        });
   await (client instanceof Client
     ? client.connect(new StreamableHTTPClientTransport(endpoint, { fetch: nodeHttpFetch() }))
     : client.connect(new ModernTransport(endpoint, { fetch: nodeHttpFetch() })));
