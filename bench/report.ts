@@ -1,5 +1,6 @@
 import { cpus, loadavg, platform, release, totalmem } from "node:os";
 
+import { APP_TARGETS, type AppsMeasure } from "./apps.js";
 import type { BrowserFirstRender } from "./browser.js";
 import type { PhaseResult, ProbeResult } from "./phases.js";
 
@@ -47,6 +48,8 @@ export interface BenchReport {
   seconds: number;
   /** The viewer's first render in headless Chromium, on ours after the workload (absent when skipped). */
   browser?: BrowserFirstRender;
+  /** The MCP App's resource size and its time to interactive inside a host, on ours after the workload (absent when skipped). */
+  apps?: AppsMeasure;
 }
 
 const fixed = (value: number | undefined, digits: number) => (value === undefined || Number.isNaN(value) ? "n/a" : value.toFixed(digits));
@@ -119,6 +122,7 @@ export function markdown(report: BenchReport): string {
     );
   }
   if (report.browser) lines.push(browserLine(report.browser));
+  if (report.apps) lines.push(...appsLines(report.apps));
   lines.push(...searchTargets(report));
   for (const [target, note] of Object.entries(report.verified)) lines.push(`Verified after the run, ${target}: ${note}.`);
   lines.push(...report.notes);
@@ -135,6 +139,25 @@ function browserLine(browser: BrowserFirstRender): string {
     `(${browser.runs.map((ms) => ms.toFixed(0)).join(", ")}); page + script + style ${kb(browser.payloadBytes)} gzipped ` +
     `(${kb(browser.decodedBytes)} decoded); ${browser.dataRequests} tool calls, ${kb(browser.dataBytes)} of data before it.`
   );
+}
+
+/** The MCP App's two figures and the issue's targets for them (#26): under 300 KB gzipped, interactive under 1.5 s at N=1,000. */
+function appsLines(apps: AppsMeasure): string[] {
+  const kb = (bytes: number) => `${(bytes / 1024).toFixed(0)} KB`;
+  const verdict = (met: boolean) => (met ? "met" : "**missed**");
+  const atTarget = apps.entities === APP_TARGETS.atEntities ? "" : ` (set for N=${APP_TARGETS.atEntities.toLocaleString("en")})`;
+  return [
+    `MCP App: the ui:// resource (${apps.resourceUri}) read through the MCP client is ${kb(apps.rawBytes)}, ${kb(apps.gzipBytes)} gzipped; ` +
+      `target < ${kb(APP_TARGETS.gzipBytes)} gzipped: ${verdict(apps.gzipBytes < APP_TARGETS.gzipBytes)}.`,
+    ...apps.openings.map(
+      (opening) =>
+        `MCP App, the graph inside a host (the extension SDK's AppBridge in headless Chromium, a sandboxed iframe, fresh context ` +
+        `each run) on the ${apps.entities}-entity workspace, opened ${opening.name === "default" ? "as a model opens it (no arguments)" : `with ${JSON.stringify(opening.args)}, as the page asks`}, ` +
+        `${opening.drawn} entities drawn: interactive, from the iframe's creation to the app's mark, in a median ${fixed(opening.medianMs, 0)} ms ` +
+        `over ${opening.runs.length} runs (${opening.runs.map((ms) => ms.toFixed(0)).join(", ")}); ` +
+        `target < ${(APP_TARGETS.interactiveMs / 1000).toFixed(1)} s${atTarget}: ${verdict(opening.medianMs < APP_TARGETS.interactiveMs)}.`,
+    ),
+  ];
 }
 
 /**

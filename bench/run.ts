@@ -5,6 +5,7 @@ import { loadavg } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
+import { measureApps } from "./apps.js";
 import { browserUnavailable, measureFirstRender } from "./browser.js";
 import { type BenchOptions, parseBenchArgs } from "./lib/args.js";
 import { type ChildHandle, startChild } from "./lib/processes.js";
@@ -14,7 +15,7 @@ import { type BenchReport, markdown, newReport } from "./report.js";
 import { startFloor } from "./targets/floor.js";
 import { startOurs } from "./targets/ours.js";
 import { serverMemoryEntry, startServerMemory } from "./targets/serverMemory.js";
-import type { Target } from "./targets/types.js";
+import { BENCH_WORKSPACE, type Target } from "./targets/types.js";
 
 /**
  * `npm run bench`: one workload against every target in the same run, side by side (absolute times
@@ -122,6 +123,9 @@ async function main(): Promise<void> {
       else {
         log(`Viewer first render × ${options.browserRuns} in headless Chromium …`);
         report.browser = await measureFirstRender(viewer.viewerUrl, options.browserRuns);
+        // The same workspace as an MCP App inside a host: the ui:// resource's size and the app's time to interactive.
+        log(`MCP App in a host × ${options.browserRuns} in headless Chromium …`);
+        report.apps = await measureApps(new URL(viewer.viewerUrl).origin, BENCH_WORKSPACE, options.browserRuns);
       }
     }
     // After verifying, so the probe's entity does not change the counts checked above.

@@ -3,7 +3,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 
 import { failed, type McpTestClient, ok, type TestServer, uniqueWorkspace, withTestServers } from "./support/harness.js";
 import type { GraphOut } from "./support/outputs.js";
-import { partitionRows, rawTable } from "./support/rawRows.js";
+import { eventRowKeys, partitionRows, rawTable } from "./support/rawRows.js";
 
 /**
  * The MCP Apps' tools (docs/apps.md) end to end, through the real MCP Client on real storage: show_memory_graph (each
@@ -464,6 +464,20 @@ describe("show_entity_timeline", () => {
     // A cursor of get_entity_history does not continue a timeline.
     const historyCursor = ok<{ cursor?: string }>(await on("get_entity_history", { entityName: "X", limit: 1 })).cursor!;
     expect(failed(await on("show_entity_timeline", { entityName: "X", cursor: historyCursor })).error).toBe("ValidationError");
+  });
+
+  test("an entity whose events retention pruned has an empty timeline, not NotFound", async () => {
+    const ws = uniqueWorkspace("apps");
+    ok(await call(ws, "create_entities", { entities: [{ name: "Old", entityType: "t", observations: ["kept"] }] }));
+    // What MEMORY_HISTORY_RETENTION_DAYS leaves of an entity untouched for longer than the retention: its row, no events
+    // (test/history.retention.test.ts prunes them through the server; here they are removed directly, the same end state).
+    const table = rawTable();
+    const events = await eventRowKeys(table, ws);
+    expect(events.length).toBeGreaterThan(0);
+    for (const key of events) await table.deleteEntity(ws, key);
+    const timeline = ok<Timeline>(await call(ws, "show_entity_timeline", { entityName: "Old" }));
+    expect(timeline).toMatchObject({ entityName: "Old", exists: true, events: [] });
+    expect(timeline.cursor).toBeUndefined();
   });
 
   test("an entity with no history is NotFound, saying how to find it; a bad limit is refused", async () => {

@@ -126,9 +126,9 @@ describe("npm run bench", () => {
     expect(neighbors).toBe(1);
     expect(path).toBe(1);
     // curate, in its own workspace: a batch naming 5 entities reads their 5 ranges in parallel, then commits one transaction;
-    // detection scans the workspace (under 1,000 rows: one page); a merge reads the target, then the source, moves in one
-    // transaction and deletes the source in one more.
-    expect([batch, duplicates, merge]).toEqual([6, 1, 4]);
+    // detection scans the workspace (under 1,000 rows: one page) and, beside it, reads the rejected pairs' range (docs/curate.md,
+    // reject_duplicate_pair); a merge reads the target, then the source, moves in one transaction and deletes the source in one more.
+    expect([batch, duplicates, merge]).toEqual([6, 2, 4]);
     // Detection compares the pairs its blocks share, never every pair (the bench prints the count).
     const [, compared, among] = /compared (\d+) pairs among (\d+) entities/.exec(report.notes.join("\n")) ?? [];
     expect(Number(among)).toBe(5 * SEARCH_CALLS);
@@ -195,6 +195,27 @@ describe("npm run bench", () => {
       // The page, script and style went gzipped: fewer bytes sent than decoded.
       expect(report.browser!.payloadBytes).toBeLessThan(report.browser!.decodedBytes);
       expect(stdout).toContain(`Viewer, first render of the ${entities}-entity workspace`);
+    },
+  );
+
+  (browserAvailable() ? test.each([30, 300]) : test.skip.each([30, 300]))(
+    "N=%i: the apps phase read the ui:// resource through the client and timed the graph app inside a host",
+    (entities) => {
+      const { report, stdout } = runs.get(entities)!;
+      expect(report.apps).toMatchObject({ resourceUri: "ui://central-memory/viewer.html", entities });
+      // Opened as a model does and with the page's limit: each drew the whole small workspace (under the default limit).
+      expect(report.apps!.openings.map((opening) => [opening.name, opening.drawn, opening.runs.length])).toEqual([
+        ["default", entities, 3],
+        ["whole", entities, 3],
+      ]);
+      for (const ms of report.apps!.openings.flatMap((opening) => opening.runs)) expect(ms).toBeGreaterThan(0);
+      // One self-contained HTML document, which compresses: fewer bytes gzipped than raw, and both reported with a verdict.
+      expect(report.apps!.gzipBytes).toBeGreaterThan(0);
+      expect(report.apps!.gzipBytes).toBeLessThan(report.apps!.rawBytes);
+      expect(stdout).toMatch(/MCP App: the ui:\/\/ resource .* gzipped; target < 300 KB gzipped: (met|\*\*missed\*\*)\./);
+      expect(stdout).toContain(
+        `on the ${entities}-entity workspace, opened as a model opens it (no arguments), ${entities} entities drawn`,
+      );
     },
   );
 
