@@ -8,7 +8,7 @@ import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { pid } from "node:process";
 
-import { build } from "esbuild";
+import { build, transform } from "esbuild";
 
 /**
  * zod (which the ext-apps SDK brings) exports every locale from one index, ~250 KB minified; the app needs none but the
@@ -34,8 +34,30 @@ const sha256 = (text) => `'sha256-${createHash("sha256").update(text, "utf8").di
  * Makes bundled code safe to inline in an HTML <script> and free of URLs, without changing what it does: in minified
  * code "://" and "</" occur only inside string, template and regex literals, where "\/" means "/" too. (The URLs are
  * library identifiers such as JSON Schema's dialect names; nothing loads them, and the CSP would refuse it.)
+ * That premise is checked, not trusted: the build fails when the result still holds what would end or re-enter the
+ * script element ("<!--", "<script"), when it uses String.raw (whose literals keep "\/" as two characters), or when
+ * the rewritten code no longer parses.
+ * @param {string} code minified ESM
+ * @returns {Promise<string>}
  */
-const inlineSafe = (code) => code.replaceAll("://", ":\\/\\/").replaceAll("</", "<\\/");
+export async function inlineSafe(code) {
+  const safe = code.replaceAll("://", ":\\/\\/").replaceAll("</", "<\\/");
+  const unsafe = /<!--|<script/i.exec(safe) ?? /String\.raw/.exec(safe);
+  if (unsafe) {
+    throw new Error(
+      `The app's inline script holds "${unsafe[0]}" after the rewrite (at ${unsafe.index}): inlining it in mcp-app.html is not safe. ` +
+        "Find which dependency brought it (esbuild --metafile) and keep it out of src/viewer/appMain.ts's bundle.",
+    );
+  }
+  try {
+    await transform(safe, { loader: "js", format: "esm", logLevel: "silent" });
+  } catch (error) {
+    throw new Error(
+      `The app's inline script no longer parses after the "://" and "</" rewrite: ${error instanceof Error ? error.message : error}`,
+    );
+  }
+  return safe;
+}
 
 /**
  * The app's document: index.html with its stylesheet and script inline. The <style> carries the id cytoscape looks for,
@@ -44,7 +66,7 @@ const inlineSafe = (code) => code.replaceAll("://", ":\\/\\/").replaceAll("</", 
  */
 function appDocument(page, css, js) {
   const style = `\n${css}`;
-  const script = `\n${inlineSafe(js)}`;
+  const script = `\n${js}`;
   const csp = [
     "default-src 'none'",
     `script-src ${sha256(script)}`,
@@ -82,7 +104,7 @@ export async function bundleViewer(root) {
   const text = (result) => result.outputFiles[0].text;
   const files = [...script.outputFiles, ...style.outputFiles].map((file) => ({ name: basename(file.path), contents: file.contents }));
   files.push({ name: "index.html", contents: page });
-  files.push({ name: "mcp-app.html", contents: appDocument(page, text(style), text(appScript)) });
+  files.push({ name: "mcp-app.html", contents: appDocument(page, text(style), await inlineSafe(text(appScript))) });
   for (const { name, contents } of files) {
     const staging = join(target, `.${name}.${pid}`);
     await writeFile(staging, contents);

@@ -1,16 +1,19 @@
+import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 
-import { beforeAll, describe, expect, test } from "@jest/globals";
+import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from "@modelcontextprotocol/client";
 import { EXTENSION_ID, RESOURCE_MIME_TYPE, RESOURCE_URI_META_KEY } from "@modelcontextprotocol/ext-apps/server";
 
 import { hashApiKey } from "../src/http/auth/apiKeyVerifier.js";
 import { APP_RESOURCE_URI } from "../src/mcp/appShapes.js";
 import { ALL_TOOLS } from "../src/mcp/tools/index.js";
+import { startTestIssuer, TEST_AUDIENCE, TEST_TENANT, type TestIssuer } from "./support/auth.js";
 import { ROOT, viewerBuildOnce } from "./support/build.js";
 import {
   connectClient,
+  failed,
   type McpTestClient,
   MODERN_PROTOCOL_VERSION,
   ok,
@@ -33,12 +36,48 @@ const KEYS_ENV = {
   ]),
 };
 const bearer = (key: string) => ({ Authorization: `Bearer ${key}` });
+/**
+ * A caller with mixed grants (an API key holds one grant; an Entra token can match several): write on appsw-*, read on
+ * appsr-*. On /api/mcp it is listed the write tools (it may write somewhere); an app in an appsr-* workspace must not offer them.
+ */
+const MIXED_GRANTS = [
+  { role: "Memory.AppsW.Write", workspaces: ["appsw-*"], access: "write" },
+  { group: "g-appsr-readers", workspaces: ["appsr-*"], access: "read" },
+];
+
+let issuer: TestIssuer;
+beforeAll(async () => {
+  issuer = await startTestIssuer();
+});
 
 let open: TestServer;
 let keyed: TestServer;
+let entra: TestServer;
 let mcp: McpTestClient;
-withTestServers({ servers: { open: {}, keyed: { env: KEYS_ENV } }, clients: { mcp: { on: "open" } } }, (started) => {
-  ({ open, keyed, mcp } = started);
+withTestServers(
+  {
+    servers: {
+      open: {},
+      keyed: { env: KEYS_ENV },
+      entra: () => ({
+        env: {
+          MEMORY_AUTH: "entra",
+          MEMORY_ENTRA_TENANT_ID: TEST_TENANT,
+          MEMORY_ENTRA_AUDIENCE: TEST_AUDIENCE,
+          MEMORY_ENTRA_JWKS_URL: issuer.jwksUrl,
+          MEMORY_ENTRA_GRANTS: JSON.stringify(MIXED_GRANTS),
+        },
+      }),
+    },
+    clients: { mcp: { on: "open" } },
+  },
+  (started) => {
+    ({ open, keyed, entra, mcp } = started);
+  },
+);
+// Declared after the fixture, so the issuer stops after the servers.
+afterAll(async () => {
+  await issuer.close();
 });
 
 const APP_TOOLS = ["show_memory_graph", "review_duplicates", "show_entity_timeline"];
@@ -132,25 +171,78 @@ describe("the ui:// resource", () => {
     }
   });
 
-  test("read: the built HTML, its MIME type and a CSP that allows no other origin; not built, an error saying to build it", async () => {
+  test("read: the built HTML, its MIME type and a CSP that allows no other origin (the not-built error: test/unit/appResource.test.ts)", async () => {
+    // beforeAll built it: the read is of the built file, never skipped.
     const file = join(ROOT, "dist", "viewer", "mcp-app.html");
-    if (existsSync(file)) {
-      const { contents } = await mcp.client.readResource({ uri: APP_RESOURCE_URI });
-      expect(contents).toEqual([
-        {
-          uri: APP_RESOURCE_URI,
-          mimeType: RESOURCE_MIME_TYPE,
-          text: readFileSync(file, "utf8"),
-          _meta: { ui: { csp: { connectDomains: [], resourceDomains: [] }, prefersBorder: true } },
-        },
-      ]);
-    } else {
-      await expect(mcp.client.readResource({ uri: APP_RESOURCE_URI })).rejects.toThrow(/not built on this server: run `npm run build`/);
+    expect(existsSync(file)).toBe(true);
+    const { contents } = await mcp.client.readResource({ uri: APP_RESOURCE_URI });
+    expect(contents).toEqual([
+      {
+        uri: APP_RESOURCE_URI,
+        mimeType: RESOURCE_MIME_TYPE,
+        text: readFileSync(file, "utf8"),
+        _meta: { ui: { csp: { connectDomains: [], resourceDomains: [] }, prefersBorder: true } },
+      },
+    ]);
+    const html = (contents[0] as { text: string }).text;
+    // The document's own CSP: nothing from anywhere, its one script and its styles by hash only, no network.
+    const metas = [...html.matchAll(/<meta\s+http-equiv="Content-Security-Policy"\s+content="([^"]*)"/gi)].map((match) => match[1]!);
+    expect(metas).toHaveLength(1);
+    const policy = new Map(
+      metas[0]!
+        .split(";")
+        .map((part) => part.trim().split(/\s+/))
+        .filter((words) => words[0])
+        .map(([name, ...sources]) => [name!, sources]),
+    );
+    expect(policy.get("default-src")).toEqual(["'none'"]);
+    expect(policy.get("connect-src")).toEqual(["'none'"]);
+    expect(metas[0]).not.toMatch(/unsafe-inline|unsafe-eval|\*/);
+    const hashOnly = /^'sha256-[A-Za-z0-9+/]+=*'$/;
+    for (const directive of ["script-src", "style-src"]) {
+      const sources = policy.get(directive) ?? [];
+      expect({ directive, sources: sources.filter((source) => !hashOnly.test(source)) }).toEqual({ directive, sources: [] });
     }
+    // Each inline script and style is one the policy names, so the browser runs it.
+    for (const tag of ["script", "style"]) {
+      const blocks = [...html.matchAll(new RegExp(`<${tag}[^>]*>([\\s\\S]*?)</${tag}>`, "g"))].map((match) => match[1]!);
+      expect({ tag, found: blocks.length > 0 }).toEqual({ tag, found: true });
+      for (const block of blocks) {
+        expect(policy.get(`${tag}-src`)).toContain(`'sha256-${createHash("sha256").update(block).digest("base64")}'`);
+      }
+    }
+    // No address of another origin anywhere in the document (its CSP would refuse it; an app must carry everything it uses).
+    expect(html.match(/https?:\/\/[^\s"'`<>)]*/gi) ?? []).toEqual([]);
     // Never served as one of the page's files.
     const asset = await fetch(new URL("/api/viewer/mcp-app.html", open.url));
     expect(asset.status).toBe(404);
     await asset.arrayBuffer();
+  });
+});
+
+describe("a caller with mixed grants", () => {
+  test("an app is offered the tools the caller may use in its own workspace, not what it may do elsewhere", async () => {
+    const [writable, readable] = [uniqueWorkspace("appsw"), uniqueWorkspace("appsr")];
+    const token = await issuer.mint({ oid: "oid-mixed", roles: ["Memory.AppsW.Write"], groups: ["g-appsr-readers"] });
+    const mixed = await connectClient(entra.url, "/api/mcp", { headers: { Authorization: `Bearer ${token}` } });
+    try {
+      // It may write somewhere, so /api/mcp lists the write tools.
+      const listed = (await mixed.client.listTools()).tools.map((tool) => tool.name);
+      expect(listed).toEqual(expect.arrayContaining(["merge_entities", "restore_entity", "reject_duplicate_pair"]));
+      ok(await mixed.call("create_entities", { workspaceName: writable, entities: [{ name: "A", entityType: "t", observations: ["a"] }] }));
+      const writes = ALL_TOOLS.filter((tool) => !tool.annotations.readOnlyHint).map((tool) => tool.name);
+      const inWritable = ok<{ tools: string[] }>(await mixed.call("show_memory_graph", { workspaceName: writable }));
+      expect(inWritable.tools).toEqual(expect.arrayContaining(["merge_entities", "restore_entity", "reject_duplicate_pair"]));
+      for (const name of ["show_memory_graph", "review_duplicates"]) {
+        const inReadable = ok<{ tools: string[] }>(await mixed.call(name, { workspaceName: readable }));
+        expect({ name, writes: inReadable.tools.filter((tool) => writes.includes(tool)) }).toEqual({ name, writes: [] });
+        expect(inReadable.tools).toEqual(expect.arrayContaining([...APP_TOOLS, ...APP_ONLY, "find_path"]));
+      }
+      // The server refuses a write there whatever an app offered.
+      expect(failed(await mixed.call("reject_duplicate_pair", { workspaceName: readable, a: "A", b: "B" })).error).toBe("ForbiddenError");
+    } finally {
+      await mixed.close();
+    }
   });
 });
 

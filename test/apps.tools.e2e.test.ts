@@ -1,9 +1,11 @@
 import { describe, expect, test } from "@jest/globals";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { z } from "zod";
 
+import type { duplicateReviewShape, entityDetailsShape, graphSliceShape, graphViewShape, timelineShape } from "../src/mcp/appShapes.js";
 import { failed, type McpTestClient, ok, type TestServer, uniqueWorkspace, withTestServers } from "./support/harness.js";
 import type { GraphOut } from "./support/outputs.js";
-import { partitionRows, rawTable } from "./support/rawRows.js";
+import { eventRowKeys, partitionRows, rawTable } from "./support/rawRows.js";
 
 /**
  * The MCP Apps' tools (docs/apps.md) end to end, through the real MCP Client on real storage: show_memory_graph (each
@@ -27,75 +29,15 @@ type Args = Record<string, unknown>;
 const call = (ws: string, name: string, args: Args = {}, client = mcp) => client.call(name, { workspaceName: ws, ...args });
 const pause = () => new Promise((resolve) => setTimeout(resolve, 20));
 
-interface Node {
-  name: string;
-  entityType: string;
-  tags?: string[];
-  degree?: number;
-}
-interface Edge {
-  from: string;
-  to: string;
-  relationType: string;
-}
-interface Slice {
-  workspaceName: string;
-  entities: Node[];
-  relations: Edge[];
-  truncated: boolean;
-  asOf?: string;
-}
-interface View extends Slice {
-  app: "graph";
-  opening: string;
-  focus?: string;
-  hits: string[];
-  totals: { entities: number; relations: number };
-  historySince?: string;
-  tools: string[];
-}
-interface TimelineEvent {
-  id: string;
-  at: string;
-  principal: string;
-  tool: string;
-  summary: string;
-  kinds: string[];
-}
-interface Timeline {
-  app: "timeline";
-  entityName: string;
-  exists: boolean;
-  events: TimelineEvent[];
-  cursor?: string;
-  tools: string[];
-}
-interface Details {
-  entity: {
-    name: string;
-    entityType: string;
-    observations: string[];
-    tags?: string[];
-    observationTags?: Record<string, string[]>;
-    observationValidity?: Record<string, { validTo?: string; supersededBy?: string; status?: string }>;
-    createdBy?: string;
-  } | null;
-  relations: (Edge & { status?: string })[];
-  created?: { at: string; principal: string };
-  recent: TimelineEvent[];
-  asOf?: string;
-}
-interface Side {
-  name: string;
-  observations: string[];
-  relations: Edge[];
-}
-interface Review {
-  app: "duplicates";
-  pairs: { a: Side; b: Side; score: number; reasons: string[] }[];
-  rejected: number;
-  tools: string[];
-}
+/** The results' types, from the tools' own output shapes (src/mcp/appShapes.ts). */
+type Out<Shape extends z.ZodRawShape> = z.infer<z.ZodObject<Shape>>;
+type Slice = Out<typeof graphSliceShape>;
+type View = Out<typeof graphViewShape>;
+type Node = Slice["entities"][number];
+type Edge = Slice["relations"][number];
+type Timeline = Out<typeof timelineShape>;
+type Details = Out<typeof entityDetailsShape>;
+type Review = Out<typeof duplicateReviewShape>;
 
 const names = (slice: { entities: Node[] }) => slice.entities.map((entity) => entity.name);
 const edges = (slice: { relations: Edge[] }) => slice.relations.map((r) => `${r.from}-${r.relationType}->${r.to}`).sort();
@@ -464,6 +406,20 @@ describe("show_entity_timeline", () => {
     // A cursor of get_entity_history does not continue a timeline.
     const historyCursor = ok<{ cursor?: string }>(await on("get_entity_history", { entityName: "X", limit: 1 })).cursor!;
     expect(failed(await on("show_entity_timeline", { entityName: "X", cursor: historyCursor })).error).toBe("ValidationError");
+  });
+
+  test("an entity whose events retention pruned has an empty timeline, not NotFound", async () => {
+    const ws = uniqueWorkspace("apps");
+    ok(await call(ws, "create_entities", { entities: [{ name: "Old", entityType: "t", observations: ["kept"] }] }));
+    // What MEMORY_HISTORY_RETENTION_DAYS leaves of an entity untouched for longer than the retention: its row, no events
+    // (test/history.retention.test.ts prunes them through the server; here they are removed directly, the same end state).
+    const table = rawTable();
+    const events = await eventRowKeys(table, ws);
+    expect(events.length).toBeGreaterThan(0);
+    for (const key of events) await table.deleteEntity(ws, key);
+    const timeline = ok<Timeline>(await call(ws, "show_entity_timeline", { entityName: "Old" }));
+    expect(timeline).toMatchObject({ entityName: "Old", exists: true, events: [] });
+    expect(timeline.cursor).toBeUndefined();
   });
 
   test("an entity with no history is NotFound, saying how to find it; a bad limit is refused", async () => {

@@ -1,6 +1,9 @@
 import { describe, expect, test } from "@jest/globals";
 
 import { entityId } from "../src/domain/model/ids.js";
+import { toChangeEvent } from "../src/storage/rows/events.js";
+import { keyRange } from "../src/storage/rows/keys.js";
+import type { StoredRow } from "../src/storage/rows/rows.js";
 import { connectClient, type McpTestClient, ok, startTestServer, uniqueWorkspace, withServerAndClient } from "./support/harness.js";
 import { partitionRows, type RawRow, rawTable } from "./support/rawRows.js";
 
@@ -25,6 +28,11 @@ type Graph = { entities: Entity[]; relations: Relation[] };
 const COLUMNS = ["validFrom", "validTo", "supersededBy", "expiresAt", "pinned"] as const;
 const FAR = new Date(Date.now() + 30 * 24 * 60 * 60 * 1000).toISOString();
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Waits (not a timed assertion: a condition) until the wall clock is past `iso`. */
+async function until(iso: string): Promise<void> {
+  while (Date.now() <= Date.parse(iso)) await pause(Math.max(10, Date.parse(iso) - Date.now() + 5));
+}
 
 /** A row's or a view's validity fields that are set, in one order (`status` is a read's, not storage's). */
 function validityOf(item: Record<string, unknown>): Validity {
@@ -133,6 +141,157 @@ describe("merge_entities keeps each moved fact's valid time, expiry and pin", ()
       expect(currentAsOf.entities.find((e) => e.name === "Acme")?.observations.sort()).toEqual(
         current.entities.find((e) => e.name === "Acme")?.observations.sort(),
       );
+    } finally {
+      await freshMcp.close();
+      await fresh.close();
+    }
+  });
+});
+
+/**
+ * A dropped duplicate must not take a current fact with it (docs/curate.md#merge_entities): the target's copy that is
+ * superseded, ended, not yet valid or expired takes a current source copy's times, through a validity-only
+ * observation.updated; both current or both not: the target's stay. Before the fix the target's copies stayed as they were.
+ */
+describe("merge_entities keeps a current fact current when it drops a duplicate", () => {
+  test("the target's copy that is not current takes the current source copy's times; the others stay the target's", async () => {
+    const ws = uniqueWorkspace("mergecurrent");
+    const call = async (client: McpTestClient, name: string, args: Args = {}) =>
+      ok<Args>(await client.call(name, { workspaceName: ws, ...args }));
+    const add = (entityName: string, contents: string[], times: Args = {}) =>
+      call(mcp, "add_observations", { observations: [{ entityName, contents }], ...times });
+
+    await call(mcp, "create_entities", {
+      entities: [
+        { name: "Acme", entityType: "company", observations: ["ceo: Ann", "hq: Oslo", "size: 50"] },
+        { name: "ACME Corp", entityType: "company", observations: [] },
+        { name: "Acme Inc", entityType: "company", observations: [] },
+      ],
+    });
+    // The target's copies that are not current: superseded, ended, not yet valid, expired.
+    await call(mcp, "supersede_observation", {
+      entityName: "Acme",
+      observation: "ceo: Ann",
+      replacement: "ceo: Bea",
+      validFrom: "2025-01-01",
+    });
+    await add("Acme", ["office: Bergen"], { validFrom: "2020-01-01", validTo: "2024-01-01" });
+    await add("Acme", ["launch: Mars"], { validFrom: "2099-01-01" });
+    await add("Acme", ["promo: spring"]);
+    await call(mcp, "tag_observation", { entityName: "Acme", observationContent: "promo: spring", tagNames: ["q1"] });
+    const soon = new Date(Date.now() + 300).toISOString();
+    await call(mcp, "set_expiry", { entityName: "Acme", observation: "promo: spring", expiresAt: soon });
+    await add("Acme", ["motto: old"], { validFrom: "2019-01-01", validTo: "2021-01-01" });
+    await add("Acme", ["region: EU"], { validFrom: "2015-01-01", validTo: "2016-01-01" });
+    // The first source's copies: current where the target's are not; both not current; both current; only the target's current.
+    await add("ACME Corp", ["ceo: Ann"], { validFrom: "2021-01-01" });
+    await call(mcp, "set_expiry", { entityName: "ACME Corp", observation: "ceo: Ann", pinned: true });
+    await add("ACME Corp", ["office: Bergen"], { expiresAt: FAR });
+    await add("ACME Corp", ["launch: Mars", "hq: Oslo"], { validFrom: "2010-01-01" });
+    await add("ACME Corp", ["promo: spring"], { validFrom: "2024-03-01" });
+    await call(mcp, "tag_observation", { entityName: "ACME Corp", observationContent: "promo: spring", tagNames: ["q1", "marketing"] });
+    await add("ACME Corp", ["motto: old"], { validFrom: "2018-01-01", validTo: "2020-01-01" });
+    await add("ACME Corp", ["size: 50", "cfo: Cy", "region: EU"], { validFrom: "2017-01-01", validTo: "2018-01-01" });
+    // The second source's, current: "cfo: Cy" reaches the target by the first source's move, "region: EU" was dropped there.
+    await add("Acme Inc", ["cfo: Cy"], { validFrom: "2023-01-01", expiresAt: FAR });
+    await add("Acme Inc", ["region: EU"]);
+    await call(mcp, "set_expiry", { entityName: "Acme Inc", observation: "region: EU", pinned: true });
+    await until(soon);
+    // This instance's index is built now, before the merge: the merge reaches it through the feed's tail.
+    await call(mcp, "read_graph", { includeSuperseded: true });
+
+    const rowsBefore = await partitionRows(rawTable(), ws, ["event", "workspace"]);
+    const [target, first, second] = ["Acme", "ACME Corp", "Acme Inc"].map(
+      (name) => storedFacts(rowsBefore, entityId(ws, name)).observations,
+    );
+    expect(target!["promo: spring"]).toEqual({ expiresAt: soon });
+
+    const merge = { target: "Acme", sources: ["ACME Corp", "Acme Inc"], confirm: true };
+    const dryRun = await call(mcp, "merge_entities", { ...merge, dryRun: true });
+    const strip = (rows: RawRow[]) => rows.map(({ etag: _etag, timestamp: _timestamp, ...rest }) => rest);
+    expect(strip(await partitionRows(rawTable(), ws, ["event", "workspace"]))).toEqual(strip(rowsBefore));
+    const merged = await call(mcp, "merge_entities", merge);
+    for (const part of ["observations", "relations", "tags", "alreadyMerged"]) expect(dryRun[part]).toEqual(merged[part]);
+    expect(merged.observations).toEqual({ moved: 1, droppedDuplicates: 10 });
+    expect(merged.tags).toEqual({ moved: 1, droppedDuplicates: 1 });
+    await pause(20);
+    const asOf = new Date().toISOString();
+    await pause(20);
+
+    const rows = await partitionRows(rawTable(), ws, ["event", "workspace"]);
+    const stored = storedFacts(rows, entityId(ws, "Acme"));
+    expect(stored.observations).toEqual({
+      // Not current on the target, current on a source: the source's times.
+      "ceo: Ann": first!["ceo: Ann"],
+      "office: Bergen": first!["office: Bergen"],
+      "launch: Mars": first!["launch: Mars"],
+      "promo: spring": first!["promo: spring"],
+      "cfo: Cy": second!["cfo: Cy"],
+      "region: EU": second!["region: EU"],
+      // Both not current, both current, or only the target's current: the target's.
+      "motto: old": target!["motto: old"],
+      "hq: Oslo": target!["hq: Oslo"],
+      "size: 50": target!["size: 50"],
+      "ceo: Bea": target!["ceo: Bea"],
+    });
+    expect(stored.observations["ceo: Ann"]).toEqual({ validFrom: "2021-01-01T00:00:00.000Z", pinned: true });
+    expect(rows.filter((row) => row.kind === "observation" && row.entityId !== entityId(ws, "Acme"))).toEqual([]);
+    // The merge recorded each change of the target's copies as a validity-only observation.updated ("cfo: Cy" is created
+    // by the first source's move with the second's times), and the fold of the feed agrees with storage (below).
+    const events = (await partitionRows(rawTable(), ws, { range: keyRange.events() })).map((row) =>
+      toChangeEvent(row as unknown as StoredRow),
+    );
+    const updated = events
+      .filter((event) => event.tool === "merge_entities")
+      .flatMap((event) => event.changes)
+      .filter((change) => change.kind === "observation.updated");
+    expect(updated.map((change) => [change.entityName, change.content, Object.keys(change).sort()]).sort()).toEqual(
+      ["ceo: Ann", "launch: Mars", "office: Bergen", "promo: spring", "region: EU"].map((content) => [
+        "Acme",
+        content,
+        ["content", "entityId", "entityName", "kind", "observationId", "validity", "validityBefore"],
+      ]),
+    );
+    expect(updated.find((change) => change.content === "ceo: Ann")?.validity).toEqual({
+      validFrom: "2021-01-01T00:00:00.000Z",
+      validTo: "",
+      supersededBy: "",
+      pinned: true,
+    });
+
+    const fresh = await startTestServer();
+    const freshMcp = await connectClient(fresh.url);
+    try {
+      const kept = await call(mcp, "read_graph", { includeSuperseded: true });
+      const replayed = await call(freshMcp, "read_graph", { includeSuperseded: true, asOf });
+      const scanned = await call(freshMcp, "read_graph", { includeSuperseded: true });
+      for (const graph of [kept, replayed, scanned]) expect(viewedFacts(graph as Graph, "Acme")).toEqual(stored);
+
+      const showing = [
+        "ceo: Ann",
+        "ceo: Bea",
+        "office: Bergen",
+        "launch: Mars",
+        "promo: spring",
+        "cfo: Cy",
+        "region: EU",
+        "hq: Oslo",
+        "size: 50",
+      ];
+      for (const [client, args] of [
+        [mcp, {}],
+        [freshMcp, { asOf }],
+      ] as const) {
+        const graph = (await call(client, "read_graph", args)) as Graph & {
+          entities: (Entity & { observationTags?: Record<string, string[]> })[];
+        };
+        expect(graph.entities.find((e) => e.name === "Acme")?.observations.sort()).toEqual(showing.sort());
+      }
+      // The dropped copy's tags hang on the kept one (the one it carried already dropped).
+      const tagged = (await call(mcp, "open_nodes", { names: ["Acme"], includeSuperseded: true })) as {
+        entities: { observationTags?: Record<string, string[]> }[];
+      };
+      expect(tagged.entities[0]?.observationTags?.["promo: spring"]?.sort()).toEqual(["marketing", "q1"]);
     } finally {
       await freshMcp.close();
       await fresh.close();

@@ -70,7 +70,8 @@ describe("the scanning GraphIndex", () => {
 
     let before = server.requests();
     const detected = await scanning.curate.detectDuplicates(ws, {});
-    expect(server.requests() - before).toBe(1);
+    // The scan, and the rejected pairs read beside it (docs/curate.md#rejecting-a-pair).
+    expect(server.requests() - before).toBe(2);
     expect(detected.pairs.map((pair) => [pair.a.name, pair.b.name].sort())).toEqual([["Acme Corp", "Acme Corporation"]]);
 
     before = server.requests();

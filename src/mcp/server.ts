@@ -5,7 +5,6 @@ import {
   CLIENT_CAPABILITIES_META_KEY,
   type InputRequiredResult,
   isInputRequiredResult,
-  PROTOCOL_VERSION_META_KEY,
   Server,
   type ServerContext,
   type Tool,
@@ -13,7 +12,7 @@ import {
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/server/validators/ajv";
 import { z } from "zod";
 
-import { type Access, accessOnRoute, type Principal } from "../domain/model/access.js";
+import { type Access, accessOnRoute, accessTo, type Principal } from "../domain/model/access.js";
 import { ForbiddenError, presentError, ValidationError } from "../domain/model/errors.js";
 import type { Services } from "../domain/services/services.js";
 import { allows, authorize } from "./authorize.js";
@@ -105,7 +104,9 @@ export function createMcpServer(context: McpContext): Server {
   const visible = listedTools(context);
 
   server.setRequestHandler("tools/list", (_request, ctx) => ({
-    tools: visible.filter((tool) => !isAppOnly(tool) || mayListAppOnly(ctx)).map((tool) => describeTool(tool, boundWorkspace, toolsets)),
+    tools: visible
+      .filter((tool) => !isAppOnly(tool) || mayListAppOnly(ctx.mcpReq.envelope as Record<string, unknown> | undefined))
+      .map((tool) => describeTool(tool, boundWorkspace, toolsets)),
   }));
 
   const callTool = async (request: CallToolRequest, ctx: ServerContext): Promise<CallToolResult | InputRequiredResult> => {
@@ -135,7 +136,7 @@ export function createMcpServer(context: McpContext): Server {
         ctx,
         confirmations: context.services.confirmations,
       });
-      const offeredTools = visible.map((listed) => listed.name);
+      const offeredTools = offeredIn(workspace, visible, principal);
       const structured = await tool.handler(args, {
         services: context.services,
         workspace,
@@ -195,20 +196,31 @@ export function listedTools(context: Pick<McpContext, "principal" | "boundWorksp
   return (context.tools ?? ALL_TOOLS).filter((tool) => offers(toolsets, tool) && allows(ceiling, tool));
 }
 
+/**
+ * The tools an app opened by this call may offer the person (ToolContext.offeredTools): those listed that the caller may use
+ * in this call's workspace. On /api/mcp the listing follows the caller's strongest grant anywhere, so a caller that may write
+ * one workspace but only read another would otherwise be offered merge and restore buttons in the one it may only read.
+ */
+function offeredIn(workspace: string, visible: readonly AnyTool[], principal: Principal): string[] {
+  const access = accessTo(principal, workspace);
+  return visible.filter((tool) => tool.noWorkspace || allows(access, tool)).map((tool) => tool.name);
+}
+
 /** An app-only tool (docs/apps.md): hosts hide it from the model; only an app calls it. */
 const isAppOnly = (tool: AnyTool): boolean => tool.app?.visibility !== undefined && !tool.app.visibility.includes("model");
 
 /**
- * Whether a tools/list may list app-only tools. A 2026-07-28 request declares its client's capabilities in its envelope: one
- * without the MCP Apps extension renders no app, so listing them would only offer the model tools meant for an app. A
- * 2025-era request has no envelope (its capabilities were declared at an initialize this stateless server never saw): they
- * are listed, marked with their visibility, and a host that supports Apps hides them from the model.
+ * Whether a tools/list may list app-only tools, decided on the request's envelope (ServerContext's mcpReq.envelope), not on its
+ * protocol version string, so later revisions that carry an envelope are read the same way. An envelope that declares its
+ * client's capabilities without the MCP Apps extension comes from a client that renders no app: listing them would only
+ * offer the model tools meant for an app. A request that declares no capabilities (a 2025-era request: they were declared at
+ * an initialize this stateless server never saw) is listed them, marked with their visibility, and a host that supports Apps
+ * hides them from the model.
  */
-function mayListAppOnly(ctx: ServerContext): boolean {
-  const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
-  if (envelope?.[PROTOCOL_VERSION_META_KEY] !== "2026-07-28") return true;
-  const capabilities = envelope[CLIENT_CAPABILITIES_META_KEY] as { extensions?: Record<string, unknown> } | undefined;
-  return capabilities?.extensions?.[EXTENSION_ID] !== undefined;
+export function mayListAppOnly(envelope: Readonly<Record<string, unknown>> | undefined): boolean {
+  const capabilities = envelope?.[CLIENT_CAPABILITIES_META_KEY] as { extensions?: Record<string, unknown> } | undefined;
+  if (capabilities === undefined) return true;
+  return capabilities.extensions?.[EXTENSION_ID] !== undefined;
 }
 
 /** On a read-only route the most anyone may do is read. */

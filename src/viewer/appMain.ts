@@ -9,6 +9,7 @@ import {
 import { byId } from "./dom.js";
 import { startDuplicates } from "./duplicates.js";
 import { startGraph } from "./graphScreen.js";
+import { withWorkspace } from "./outcomes.js";
 import { type DataSource, type Opening, structuredOf } from "./shapes.js";
 import { showError, useSource } from "./state.js";
 import { startTimeline } from "./timeline.js";
@@ -21,9 +22,16 @@ import { startTimeline } from "./timeline.js";
 
 const app = new App({ name: "central-memory-viewer", version: "1.0.0" }, {});
 
+/**
+ * The workspace the opening result names. The host may have called the opening tool on the unbound route (/api/mcp),
+ * where every tool requires workspaceName; a bound route accepts it when equal (src/mcp/workspace.ts). So every call
+ * the app makes names it, once the opening arrived.
+ */
+let workspaceName: string | undefined;
+
 const source: DataSource = {
   async call<T>(name: string, args: Record<string, unknown> = {}): Promise<T> {
-    return structuredOf<T>(name, await app.callServerTool({ name, arguments: args }));
+    return structuredOf<T>(name, await app.callServerTool({ name, arguments: withWorkspace(args, workspaceName) }));
   },
 };
 
@@ -41,6 +49,7 @@ async function open(result: Parameters<NonNullable<App["ontoolresult"]>>[0]): Pr
   if (opened) return;
   opened = true;
   const opening = structuredOf<Opening>("the opening tool", result);
+  workspaceName = opening.workspaceName;
   byId("title").textContent = `Memory · ${opening.workspaceName}`;
   if (opening.app === "graph") await startGraph(opening, openingArgs);
   else {

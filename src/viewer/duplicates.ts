@@ -1,4 +1,5 @@
 import { button, byId, el, fill } from "./dom.js";
+import { mergeReport, namesMergedAway, previewText } from "./outcomes.js";
 import type { DuplicateReview, DuplicateSide } from "./shapes.js";
 import { api, say, showError, typeSwatch, view } from "./state.js";
 
@@ -7,14 +8,6 @@ import { api, say, showError, typeSwatch, view } from "./state.js";
  * the merge (merge_entities dryRun), then confirms it (confirm: true), or rejects the pair (reject_duplicate_pair), which
  * is then never proposed again. Each is an ordinary tool call, recorded with the caller as principal.
  */
-
-interface MergeReport {
-  target: { name: string };
-  sources: { name: string }[];
-  observations: { moved: number; droppedDuplicates: number };
-  relations: { moved: unknown[]; droppedSelfLoops: unknown[]; droppedDuplicates: unknown[] };
-  tags: { moved: number; droppedDuplicates: number };
-}
 
 export function startDuplicates(review: DuplicateReview): void {
   view.tools = new Set(review.tools);
@@ -30,9 +23,24 @@ export function startDuplicates(review: DuplicateReview): void {
   performance.mark("viewer-interactive");
 }
 
+let rejectedBefore = 0;
+
 function status(review: DuplicateReview): void {
-  const rejected = review.rejected > 0 ? ` (${review.rejected} rejected pair${review.rejected === 1 ? "" : "s"} left out)` : "";
-  byId("summary").textContent = `${review.pairs.length} probable duplicate pair${review.pairs.length === 1 ? "" : "s"}${rejected}`;
+  rejectedBefore = review.rejected;
+  summarise(review.pairs.length);
+}
+
+function summarise(pairs: number): void {
+  const rejected = rejectedBefore > 0 ? ` (${rejectedBefore} rejected pair${rejectedBefore === 1 ? "" : "s"} left out)` : "";
+  byId("summary").textContent = `${pairs} probable duplicate pair${pairs === 1 ? "" : "s"}${rejected}`;
+}
+
+/** The pairs left after a merge or a rejection, in the header; an empty list says so. */
+function recount(): void {
+  const list = byId("pairs");
+  const left = list.querySelectorAll("li.pair").length;
+  summarise(left);
+  if (left === 0) fill(list, [], "No probable duplicates left.");
 }
 
 function side(entity: DuplicateSide, which: "a" | "b", index: number): HTMLElement {
@@ -84,8 +92,14 @@ function pairItem(pair: DuplicateReview["pairs"][number], index: number): HTMLEl
       () =>
         void run(confirm, async () => {
           const { target, source } = chosen();
-          await api.call<MergeReport>("merge_entities", { target, sources: [source], confirm: true });
+          const answer = await api.call<unknown>("merge_entities", { target, sources: [source], confirm: true });
+          mergeReport(answer, { target, source, dryRun: false });
+          // The merged-away entity no longer exists: every pair naming it would fail, so they all leave with this one.
           item.remove();
+          for (const other of byId("pairs").querySelectorAll<HTMLElement>("li.pair")) {
+            if (namesMergedAway(other.dataset, source)) other.remove();
+          }
+          recount();
           say(`Merged ${source} into ${target}.`);
         }),
     );
@@ -96,7 +110,8 @@ function pairItem(pair: DuplicateReview["pairs"][number], index: number): HTMLEl
       () =>
         void run(preview, async () => {
           const { target, source } = chosen();
-          const report = await api.call<MergeReport>("merge_entities", { target, sources: [source], dryRun: true });
+          const answer = await api.call<unknown>("merge_entities", { target, sources: [source], dryRun: true });
+          const report = mergeReport(answer, { target, source, dryRun: true });
           result.textContent = previewText(report, source, target);
           confirm.disabled = false;
         }),
@@ -114,8 +129,12 @@ function pairItem(pair: DuplicateReview["pairs"][number], index: number): HTMLEl
       "reject",
       () =>
         void run(reject, async () => {
-          await api.call("reject_duplicate_pair", { a: pair.a.name, b: pair.b.name });
+          const answer = await api.call<{ rejected?: unknown }>("reject_duplicate_pair", { a: pair.a.name, b: pair.b.name });
+          // Only a rejection the server reports removes the pair: anything else leaves it, with an honest message.
+          if (answer.rejected !== true)
+            throw new Error("reject_duplicate_pair did not report the pair as rejected; it stays listed. Try again.");
           item.remove();
+          recount();
           say(`${pair.a.name} and ${pair.b.name} will not be proposed again.`);
         }),
     );
@@ -123,15 +142,6 @@ function pairItem(pair: DuplicateReview["pairs"][number], index: number): HTMLEl
   }
   item.append(actions, result);
   return item;
-}
-
-function previewText(report: MergeReport, source: string, target: string): string {
-  const dropped = report.relations.droppedSelfLoops.length + report.relations.droppedDuplicates.length;
-  return (
-    `Merging ${source} into ${target} would move ${report.observations.moved} observation(s) ` +
-    `(${report.observations.droppedDuplicates} already there), ${report.relations.moved.length} relation(s) ` +
-    `(${dropped} dropped) and ${report.tags.moved} tag(s), then delete ${source}.`
-  );
 }
 
 /** Runs one action with its button disabled meanwhile; its error goes to #error with the server's message. */

@@ -21,7 +21,12 @@ export function fillFilters(): void {
   }
   const relationTypes = new Set([...relations.values()].map((r) => r.relationType));
   setOptions(byId<HTMLSelectElement>("filter-type"), types);
-  setOptions(byId<HTMLSelectElement>("filter-tag"), tags);
+  const tagSelect = byId<HTMLSelectElement>("filter-tag");
+  setOptions(tagSelect, tags);
+  // A tag filter is read from the server (observations carry tags the graph does not hold): without app_filter it could
+  // not be applied, so it is not offered rather than left showing a stale match.
+  tagSelect.disabled = !view.tools.has("app_filter");
+  tagSelect.title = tagSelect.disabled ? "Filtering by tag needs the app_filter tool, which this connection does not offer." : "";
   setOptions(byId<HTMLSelectElement>("filter-relation"), relationTypes);
 }
 
@@ -39,11 +44,14 @@ function setOptions(select: HTMLSelectElement, values: Set<string>): void {
   select.value = chosen;
 }
 
+/** The chosen tag; none while the select is disabled (no app_filter to apply it). */
+const tagChoice = (select: HTMLSelectElement) => (select.disabled ? "" : select.value);
+
 /** What the filters ask for now. */
 function chosen(): { entityType: string; tag: string; relationType: string } {
   return {
     entityType: byId<HTMLSelectElement>("filter-type").value,
-    tag: byId<HTMLSelectElement>("filter-tag").value,
+    tag: tagChoice(byId<HTMLSelectElement>("filter-tag")),
     relationType: byId<HTMLSelectElement>("filter-relation").value,
   };
 }
@@ -64,7 +72,7 @@ export async function refilter(merge: (slice: GraphSlice) => void): Promise<void
     });
     view.tagged = tag !== "" ? new Set(slice.entities.map((entity) => entity.name)) : undefined;
     merge(slice);
-  } else if (tag === "") view.tagged = undefined;
+  } else view.tagged = undefined; // no tag chosen, or no app_filter to read its match: no tag filter, not the last one
   applyFilters();
 }
 

@@ -91,20 +91,42 @@ export interface DataSource {
   call<T>(name: string, args?: Record<string, unknown>): Promise<T>;
 }
 
-/** A tool result's structured content; an error result thrown as an Error with the server's message. */
+/**
+ * A tool result's structured content; an error result thrown as an Error with the server's message. Every successful
+ * result of this server carries structuredContent (src/mcp/server.ts), so one without it did not run the tool as asked:
+ * on a 2026-07-28 client with elicitation a write may answer input_required (a question for the client's user, no
+ * content), which this viewer cannot answer. That is thrown too, rather than read as an empty success.
+ */
 export function structuredOf<T>(
   name: string,
-  result: { isError?: boolean; structuredContent?: unknown; content?: { type: string; text?: string }[] },
+  result: {
+    isError?: boolean;
+    structuredContent?: unknown;
+    content?: { type: string; text?: string }[];
+    resultType?: unknown;
+    inputRequests?: unknown;
+  },
 ): T {
   const text = result.content?.find((part) => part.type === "text")?.text;
-  let structured = result.structuredContent;
-  if (structured === undefined && text !== undefined) {
-    try {
-      structured = JSON.parse(text);
-    } catch {
-      structured = { message: text };
+  if (result.isError) {
+    let structured = result.structuredContent;
+    if (structured === undefined && text !== undefined) {
+      try {
+        structured = JSON.parse(text);
+      } catch {
+        structured = { message: text };
+      }
     }
+    throw new Error((structured as { message?: string } | undefined)?.message ?? text ?? `${name} failed.`);
   }
-  if (result.isError) throw new Error((structured as { message?: string } | undefined)?.message ?? text ?? `${name} failed.`);
-  return (structured ?? {}) as T;
+  if (typeof result.structuredContent === "object" && result.structuredContent !== null) return result.structuredContent as T;
+  if (result.resultType === "input_required" || result.inputRequests !== undefined) {
+    throw new Error(
+      `${name} did not run: the server asked the client to have its user confirm it, and this app cannot answer that ` +
+        "question. Nothing was changed by this call. Confirm it in the chat, or ask the agent to make the change.",
+    );
+  }
+  throw new Error(
+    `${name} answered without a structured result, so this app cannot tell what it did. Check in the chat before trying again.`,
+  );
 }

@@ -1,5 +1,6 @@
 import { detailsContent } from "./details.js";
 import { button, byId, el, fill, timeText } from "./dom.js";
+import { eventSummary, restorable, restoreReport } from "./outcomes.js";
 import type { EntityDetails, Timeline, TimelineEvent } from "./shapes.js";
 import { api, say, showError, view } from "./state.js";
 import { readableTime } from "./time.js";
@@ -48,12 +49,14 @@ function eventItem(event: TimelineEvent): HTMLElement {
     " ",
     el("span", { className: "who" }, event.principal),
     el("span", { className: "muted" }, ` · ${event.tool} · `),
-    el("span", { className: "summary" }, event.summary),
+    // The row shows who and through which tool already; the summary starts with them too (history.ts), once is enough.
+    el("span", { className: "summary" }, eventSummary(event)),
   );
   item.dataset.at = event.at;
   const actions = el("span", { className: "actions" });
   if (view.tools.has("app_entity_details")) actions.append(button("View", "view", () => void viewAt(event).catch(showError)));
-  if (view.tools.has("restore_entity")) {
+  // After an entity.deleted event there is no entity to restore to: that state is offered by the event before it.
+  if (view.tools.has("restore_entity") && restorable(event)) {
     // Restoring asks first: the confirm button appears beside it, with what it will do.
     const ask = el("span", { className: "ask" });
     actions.append(
@@ -81,11 +84,12 @@ async function viewAt(event: TimelineEvent): Promise<void> {
 }
 
 async function restore(event: TimelineEvent, ask: HTMLElement): Promise<void> {
-  const result = await api.call<{ restoredAsOf: string; observations: number; relations: number }>("restore_entity", {
+  const answer = await api.call<unknown>("restore_entity", {
     entityName: timeline.entityName,
     asOf: event.at,
     ...(timeline.exists ? { rollBack: true } : {}),
   });
+  const result = restoreReport(answer, timeline.entityName);
   ask.replaceChildren();
   say(
     `${timeline.entityName} restored as it was at ${readableTime(result.restoredAsOf, Date.now())}: ${result.observations} observation(s), ` +

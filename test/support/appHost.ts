@@ -96,7 +96,7 @@ interface AppHostOptions {
   browser: Browser;
   /**
    * A real MCP SDK client on the server, with the caller's credential: a test's connectClient (test/support/harness.ts), on a
-   * bound route (/api/workspaces/{ws}/mcp) so the app's calls need no workspaceName. The host owns it: teardown closes it.
+   * bound route or on /api/mcp (the app names its workspace in every call). The host owns it: teardown closes it.
    */
   client: McpTestClient;
 }

@@ -64,9 +64,18 @@ describe("a find_path result", () => {
 });
 
 describe("a tool result, as the viewer reads it", () => {
-  test("gives the structured content, or the JSON of the text when there is none", () => {
+  test("gives the structured content", () => {
     expect(structuredOf("t", { structuredContent: { a: 1 }, content: [{ type: "text", text: "{}" }] })).toEqual({ a: 1 });
-    expect(structuredOf("t", { content: [{ type: "text", text: '{"b":2}' }] })).toEqual({ b: 2 });
+  });
+
+  test("throws a success without structured content: an input_required question, or a result it cannot read", () => {
+    // What a 2026-07-28 client with elicitation may get from merge_entities: a question for its user, no content.
+    const asking = { resultType: "input_required", inputRequests: { confirm: {} }, requestState: "sealed" };
+    expect(() => structuredOf("merge_entities", asking)).toThrow(/merge_entities did not run: .*confirm.* Nothing was changed/);
+    expect(() => structuredOf("merge_entities", { content: [{ type: "text", text: "Asked the user to confirm." }] })).toThrow(
+      "merge_entities answered without a structured result",
+    );
+    expect(() => structuredOf("t", { content: [{ type: "text", text: '{"b":2}' }] })).toThrow("t answered without a structured result");
   });
 
   test("throws an error result with the server's message, which says how to recover", () => {

@@ -284,7 +284,7 @@ export class AppService {
 
   /**
    * show_entity_timeline: one entity's events, newest first, also after it was deleted (`exists` false). Its history read
-   * and a point read of its row, in parallel.
+   * and a point read of its row, in parallel. NotFound only when neither finds it.
    */
   async timeline(
     workspace: string,
@@ -302,7 +302,8 @@ export class AppService {
       this.store.getEntitySummary(workspace, id),
     ]);
     const newest = ownEvents(events, id).reverse();
-    if (newest.length === 0) {
+    // An entity that exists has a timeline even when retention (MEMORY_HISTORY_RETENTION_DAYS) pruned every event of it: empty.
+    if (newest.length === 0 && summary === undefined) {
       throw new NotFoundError(
         `Entity '${input.entityName}' has no history in workspace '${workspace}' (no recorded change touched it). Names match exactly: ` +
           "find it with show_memory_graph and a query.",

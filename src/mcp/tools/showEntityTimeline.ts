@@ -27,7 +27,14 @@ export const showEntityTimeline = defineTool({
   text(timeline) {
     const lines = timeline.events
       .slice(0, EVENTS_IN_TEXT)
-      .map((event) => `- ${event.at} ${event.principal} via ${event.tool}: ${event.summary}`);
+      // The summary already names who and through which tool ("key:ann via add_observations: added …").
+      .map((event) => `- ${event.at} ${event.summary}`);
+    if (lines.length === 0) {
+      return (
+        `'${timeline.entityName}' in workspace '${timeline.workspaceName}' has no recorded change left: retention pruned its ` +
+        "history. Its current state is in open_nodes."
+      );
+    }
     return (
       `History of '${timeline.entityName}' in workspace '${timeline.workspaceName}'${timeline.exists ? "" : " (deleted now)"}, newest first, ` +
       `${timeline.events.length} events${timeline.cursor ? " (more: pass cursor)" : ""}:\n${lines.join("\n")}`

@@ -2,11 +2,13 @@ import type { TransactionAction } from "@azure/data-tables";
 
 import type { Change } from "../../domain/feed/history.js";
 import { observationId, relationId } from "../../domain/model/ids.js";
+import type { Validity } from "../../domain/model/model.js";
 import { byCreation, orderKey } from "../../domain/model/order.js";
 import type { MergeReport, RelationLabel } from "../../domain/rules/curationModel.js";
+import { presentLens, statusOf } from "../../domain/rules/validity.js";
 import { entityStateOf, relationStateOf } from "../rows/changes.js";
 import { relationRowKeys, rowKey, tagLinkKeys } from "../rows/keys.js";
-import { kindOf, type StoredRow, tagPairOf, text, validityOfRow } from "../rows/rows.js";
+import { kindOf, type StoredRow, tagPairOf, text, VALIDITY_COLUMNS, validityOfRow } from "../rows/rows.js";
 import { relationRows, type Row, type Stamp, update } from "../rows/rowWrites.js";
 import { newVersion } from "../rows/versions.js";
 import { deleteAction, rowGuard, type Unit } from "./transactions.js";
@@ -23,7 +25,9 @@ import { deleteAction, rowGuard, type Unit } from "./transactions.js";
  *   read already held that content (a duplicate, dropped), the target's row is guarded (rule 1 in
  *   transactions.ts: 404 if it is gone since, for example moved away by a crossed merge).
  * Without that last guard, two crossed merges each took the other's copy as "already on the target"
- * and deleted both.
+ * and deleted both. When the target's copy of an observation is not current and the source's is, the
+ * dropped duplicate would take a current fact with it: the target's row takes the source's times
+ * instead, in that move's transaction, on the ETag read (412 if it changed since).
  */
 
 export interface EntityRange {
@@ -46,6 +50,17 @@ export interface PlanContext {
   /** The order position of the next moved observation; it only grows within a call, across attempts too. */
   position: { next: number };
   report: MergeReport;
+  /** The target's observations (row key -> TargetCopy), as read and as planned so far: filled by the first source's planning. */
+  targetObservations?: Map<string, TargetCopy>;
+}
+
+/** One observation on the target as planning knows it: its times, and how a later source's copy may change them. */
+interface TargetCopy {
+  validity: Validity | undefined;
+  /** The ETag read, while no unit of this call touched the row (a guard changes it). */
+  etag?: string;
+  /** When an earlier source's move creates it in this call: that unit's new row and its event, still to commit. */
+  created?: { row: Row; change: Change };
 }
 
 const SELECTED = (rows: readonly StoredRow[], kind: string) => rows.filter((row) => kindOf(row) === kind);
@@ -136,6 +151,12 @@ function observationMoves(context: PlanContext, source: EntityRange): Unit[] {
   const sourceName = text(source.head.name);
   const tagsOn = (observationKey: string) =>
     source.rows.filter((row) => kindOf(row) === "observation-tag" && text(row.rowKey).startsWith(`${observationKey}~`));
+  context.targetObservations ??= new Map(
+    SELECTED(target.rows, "observation").map((row) => [text(row.rowKey), { validity: validityOfRow(row), etag: text(row.etag) }]),
+  );
+  const copies = context.targetObservations;
+  const lens = presentLens(stamp.clock());
+  const current = (validity: Validity | undefined) => statusOf(validity, lens) === "current";
   const ordered = SELECTED(source.rows, "observation")
     .map((row) => ({ row, order: text(row.order) || text(row.createdAt), id: text(row.rowKey) }))
     .sort(byCreation)
@@ -147,11 +168,42 @@ function observationMoves(context: PlanContext, source: EntityRange): Unit[] {
     const oldKey = text(observation.rowKey);
     const actions: TransactionAction[] = [];
     const changes: Change[] = [];
+    const copy = copies.get(newKey);
     if (targetKeys.has(newKey)) {
       // Dropped as a duplicate only while the target's copy is still there (guarded: 404 if it went). Tags moved onto
-      // it hang on that row too (rule 1).
+      // it hang on that row too (rule 1). The kept copy is the one current now (docs/curate.md#merge_entities): when the
+      // target's is not and this one is, the target's takes this one's times.
       report.observations.droppedDuplicates += 1;
-      actions.push(rowGuard(workspace, newKey));
+      const validity = validityOfRow(observation);
+      const takes = copy !== undefined && !current(copy.validity) && current(validity);
+      if (!takes) actions.push(rowGuard(workspace, newKey));
+      else if (copy.created) {
+        // An earlier source's move creates it in this call: it is created with this copy's times instead.
+        for (const column of VALIDITY_COLUMNS) delete copy.created.row[column];
+        Object.assign(copy.created.row, validity);
+        if (validity) copy.created.change.validity = validity;
+        else delete copy.created.change.validity;
+        actions.push(rowGuard(workspace, newKey));
+      } else {
+        // Only its validity columns change, on the ETag read: a supersession, reopening or expiry set since fails it
+        // (412, read again). Once an earlier unit of this call guarded the row, its ETag is unknown: merged as it is then.
+        const patch = validityPatch(copy.validity, validity);
+        const row = { partitionKey: workspace, rowKey: newKey, ...patch };
+        actions.push(copy.etag ? ["update", row, "Merge", { etag: copy.etag }] : ["update", row, "Merge"]);
+        changes.push({
+          kind: "observation.updated",
+          entityId: target.id,
+          entityName: targetName,
+          observationId: newId,
+          content,
+          validity: patch,
+          ...(copy.validity ? { validityBefore: copy.validity } : {}),
+        });
+      }
+      if (copy) {
+        if (takes) copy.validity = validity;
+        delete copy.etag;
+      }
     } else {
       report.observations.moved += 1;
       targetKeys.add(newKey);
@@ -160,15 +212,18 @@ function observationMoves(context: PlanContext, source: EntityRange): Unit[] {
       const { etag: _etag, timestamp: _timestamp, partitionKey: _pk, rowKey: _rk, ...stored } = observation;
       const order = orderKey(stamp.now, context.position.next++);
       const validity = validityOfRow(observation);
-      actions.push(["create", { ...stored, partitionKey: workspace, rowKey: newKey, entityId: target.id, order }]);
-      changes.push({
+      const row: Row = { ...stored, partitionKey: workspace, rowKey: newKey, entityId: target.id, order };
+      const change: Change = {
         kind: "observation.created",
         entityId: target.id,
         entityName: targetName,
         observationId: newId,
         content,
         ...(validity ? { validity } : {}),
-      });
+      };
+      actions.push(["create", row]);
+      changes.push(change);
+      copies.set(newKey, { validity, created: { row, change } });
     }
     for (const link of tagsOn(oldKey)) {
       const moved = moveTag(context, link, { entityId: target.id, observationId: newId });
@@ -186,6 +241,16 @@ function observationMoves(context: PlanContext, source: EntityRange): Unit[] {
     // On the ETag read: a tag hung on it since the read would be left behind (412 instead: read again).
     return { actions, conditions: ifMatch(observation), guards: [target.id], changes };
   });
+}
+
+/** The patch (Validity: "" and `pinned: false` clear) that turns `held` into `wanted`: only the fields that differ. */
+function validityPatch(held: Validity | undefined, wanted: Validity | undefined): Validity {
+  const patch: Record<string, string | boolean> = {};
+  for (const column of VALIDITY_COLUMNS) {
+    const value = wanted?.[column] ?? (column === "pinned" ? false : "");
+    if (value !== (held?.[column] ?? (column === "pinned" ? false : ""))) patch[column] = value;
+  }
+  return patch as Validity;
 }
 
 function entityTagMoves(context: PlanContext, source: EntityRange): Unit[] {
