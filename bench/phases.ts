@@ -106,6 +106,13 @@ export const CORE_PHASES: Phase[] = [
   { name: "execute_batch (10 ops, atomic)", operation: "executeBatch", calls: (w) => w.searchCalls, run: (ops, i) => ops.executeBatch(i) },
   { name: "detect_duplicate_entities", operation: "detectDuplicates", calls: (w) => w.searchCalls, run: (ops) => ops.detectDuplicates() },
   { name: "merge_entities (1 source)", operation: "mergeEntities", calls: (w) => w.searchCalls, run: (ops, i) => ops.mergeEntities(i) },
+  // Each call rejects a pair of one group that detection never proposes (their names share no word), so reviews still list pairs.
+  {
+    name: "reject_duplicate_pair",
+    operation: "rejectDuplicatePair",
+    calls: (w) => w.searchCalls,
+    run: (ops, i) => ops.rejectDuplicatePair(i),
+  },
   // Time (ours only). Each call supersedes the observation the add_observations phase added in its call of the same index (a
   // fresh one each time): one hidden, one added, so the workload's counts stay as verified.
   {
@@ -125,6 +132,30 @@ export const CORE_PHASES: Phase[] = [
       if (swept !== SWEPT_ITEMS) throw new Error(`sweep_expired deleted ${swept} of ${SWEPT_ITEMS} expired entities`);
     },
   },
+  // The apps toolset (ours only, docs/apps.md), on the workload's workspace: the tools that open an app, and the app-only
+  // tools an open app calls. Whole-graph reads are counted like search_nodes, one-entity reads like open_nodes.
+  {
+    name: "show_memory_graph (no arguments)",
+    operation: "showMemoryGraph",
+    calls: (w) => w.searchCalls,
+    run: (ops) => ops.showMemoryGraph(),
+  },
+  { name: "app_expand (1 entity)", operation: "appExpand", calls: (w) => w.calls, run: (ops, i, n) => ops.appExpand(spread(i, n)) },
+  { name: "app_filter (entityType)", operation: "appFilter", calls: (w) => w.searchCalls, run: (ops) => ops.appFilter() },
+  {
+    name: "app_entity_details",
+    operation: "appEntityDetails",
+    calls: (w) => w.calls,
+    run: (ops, i, n) => ops.appEntityDetails(spread(i, n)),
+  },
+  {
+    name: "show_entity_timeline",
+    operation: "showEntityTimeline",
+    calls: (w) => w.calls,
+    run: (ops, i, n) => ops.showEntityTimeline(spread(i, n)),
+  },
+  // In the curate workspace, over the groups execute_batch made (what is left after merge_entities).
+  { name: "review_duplicates", operation: "reviewDuplicates", calls: (w) => w.searchCalls, run: (ops) => ops.reviewDuplicates() },
 ];
 
 export interface PhaseResult {

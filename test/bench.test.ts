@@ -82,9 +82,11 @@ describe("npm run bench", () => {
     );
     // Seven phases every Table target runs; the two change-feed reads, the two navigation phases (get_neighbors, find_path)
     // and the three curate phases only ours has, with get_context and the two time phases (supersede_observation,
-    // sweep_expired); and the three search-group reads (ours, and the floor issuing the index's requests).
-    expect(report.phases.filter((row) => row.target === "ours")).toHaveLength(20);
-    expect(report.phases.filter((row) => row.target === "ours-2026")).toHaveLength(20);
+    // sweep_expired); and the three search-group reads (ours, and the floor issuing the index's requests). Ours also runs
+    // reject_duplicate_pair and the six apps tools (show_memory_graph, app_expand, app_filter, app_entity_details,
+    // show_entity_timeline, review_duplicates), which the other targets do not have.
+    expect(report.phases.filter((row) => row.target === "ours")).toHaveLength(27);
+    expect(report.phases.filter((row) => row.target === "ours-2026")).toHaveLength(27);
     expect(report.phases.filter((row) => row.target === "floor")).toHaveLength(10);
   });
 
@@ -112,6 +114,13 @@ describe("npm run bench", () => {
       get_context: context,
       supersede_observation: supersede,
       sweep_expired: sweep,
+      reject_duplicate_pair: reject,
+      show_memory_graph: graph,
+      app_expand: expand,
+      app_filter: filter,
+      app_entity_details: details,
+      show_entity_timeline: timeline,
+      review_duplicates: review,
       ...ours
     } = requestsPerCall(report, "ours");
     // supersede_observation: one range read, one transaction (docs/history.md#supersede-not-delete). One sweep of 1,000
@@ -129,6 +138,17 @@ describe("npm run bench", () => {
     // detection scans the workspace (under 1,000 rows: one page) and, beside it, reads the rejected pairs' range (docs/curate.md,
     // reject_duplicate_pair); a merge reads the target, then the source, moves in one transaction and deletes the source in one more.
     expect([batch, duplicates, merge]).toEqual([6, 2, 4]);
+    // reject_duplicate_pair of two entities that exist: one transaction (both guards, the pair's row, its event).
+    expect(reject).toBe(1);
+    // The apps toolset (docs/apps.md), on the workspace index search_nodes built: show_memory_graph reads the feed's tail and,
+    // in parallel, where history starts (2); app_expand and app_filter one feed-tail read; app_entity_details the entity's
+    // range and its history in parallel; show_entity_timeline its history and a point read of its row.
+    expect([graph, expand, filter, details, timeline]).toEqual([3, 1, 1, 2, 2]);
+    // review_duplicates: detection's 2 and, for the pairs' sides, the traversal's feed tail (+1). Its first call is the curate
+    // workspace's first index read, so it builds that index: one scan (under 1,000 rows: one page) and the generation's
+    // claim in place of the tail read, once.
+    expect(review).toBe((3 * SEARCH_CALLS + 1) / SEARCH_CALLS);
+    expect(report.notes.join("\n")).toMatch(/review_duplicates, ours: its last call listed [1-9]\d* pairs/);
     // Detection compares the pairs its blocks share, never every pair (the bench prints the count).
     const [, compared, among] = /compared (\d+) pairs among (\d+) entities/.exec(report.notes.join("\n")) ?? [];
     expect(Number(among)).toBe(5 * SEARCH_CALLS);
@@ -180,6 +200,12 @@ describe("npm run bench", () => {
       "search_relations",
       "get_stats",
       "get_context",
+      "show_memory_graph",
+      "app_expand",
+      "app_filter",
+      "app_entity_details",
+      "show_entity_timeline",
+      "reject_duplicate_pair",
     ])
       expect(large[tool]).toBe(small[tool]);
   });

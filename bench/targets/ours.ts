@@ -1,4 +1,5 @@
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from "@modelcontextprotocol/client";
+import { EXTENSION_ID, RESOURCE_MIME_TYPE } from "@modelcontextprotocol/ext-apps/server";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
@@ -14,7 +15,16 @@ export type Era = "2025" | "2026";
 export async function connectMcp(url: string, era: Era = "2025") {
   const endpoint = new URL("/api/mcp", url);
   const info = { name: "central-memory-bench", version: "1.0.0" };
-  const client = era === "2025" ? new Client(info) : new ModernClient(info, { versionNegotiation: { mode: { pin: "2026-07-28" } } });
+  // The 2026-07-28 client declares the MCP Apps extension, as a host that renders apps does: a client without it is not
+  // listed the app-only tools (docs/apps.md), so it would not mirror their workspace into the routing header. A 2025-era
+  // request has no envelope to declare it in, and is listed them anyway.
+  const client =
+    era === "2025"
+      ? new Client(info)
+      : new ModernClient(info, {
+          versionNegotiation: { mode: { pin: "2026-07-28" } },
+          capabilities: { extensions: { [EXTENSION_ID]: { mimeTypes: [RESOURCE_MIME_TYPE] } } },
+        });
   await (client instanceof Client
     ? client.connect(new StreamableHTTPClientTransport(endpoint, { fetch: nodeHttpFetch() }))
     : client.connect(new ModernTransport(endpoint, { fetch: nodeHttpFetch() })));
@@ -33,6 +43,11 @@ export async function connectMcp(url: string, era: Era = "2025") {
 const CURATE_WORKSPACE = `${BENCH_WORKSPACE}-curate`;
 /** The sweep phase's expired entities live apart from the workload too. */
 const SWEEP_WORKSPACE = `${BENCH_WORKSPACE}-sweep`;
+/**
+ * review_duplicates' threshold in the bench: the curate groups' names share a word across groups and differ by a tag a few
+ * edits apart, so pairs score about 0.7 and a lower bar than the default (0.8) lists some, as a review with pairs reads them.
+ */
+const REVIEW_THRESHOLD = 0.6;
 /** Each name: a tag unique to the entity and one of a few shared words, so detection's blocks stay small but not empty. */
 const CURATE_WORDS = ["amber", "basalt", "cedar", "delta", "ember", "fjord", "garnet", "harbor", "indigo", "juniper", "kestrel"];
 const curateName = (index: number, k: number) => `g${index}m${k} ${CURATE_WORDS[(index * 5 + k) % CURATE_WORDS.length]!}`;
@@ -58,6 +73,7 @@ export async function startOurs(connectionString: string, era: Era = "2025"): Pr
   });
   const mcp = await connectMcp(server.ready.url, era);
   let detected: { comparisons: number; entities: number } | undefined;
+  let reviewed: number | undefined;
   const call = <T = Record<string, unknown>>(name: string, args: Record<string, unknown>) =>
     mcp.call<T>(name, { workspaceName: BENCH_WORKSPACE, ...args });
   return {
@@ -122,14 +138,31 @@ export async function startOurs(connectionString: string, era: Era = "2025"): Pr
         await new Promise((resolve) => setTimeout(resolve, 1500));
       },
       sweepExpired: async () => (await call<{ entities: number }>("sweep_expired", { workspaceName: SWEEP_WORKSPACE })).entities,
+      // The group's first and third entities: both stay after merge_entities (which removes the second), so the call is the
+      // tool's one transaction, not the missing-entity path.
+      rejectDuplicatePair: async (index) =>
+        void (await call("reject_duplicate_pair", { workspaceName: CURATE_WORKSPACE, a: curateName(index, 0), b: curateName(index, 2) })),
+      showMemoryGraph: async () => void (await call("show_memory_graph", {})),
+      appExpand: async (name) => void (await call("app_expand", { entityName: name })),
+      appFilter: async () => void (await call("app_filter", { entityType: "bench" })),
+      appEntityDetails: async (name) => void (await call("app_entity_details", { entityName: name })),
+      showEntityTimeline: async (name) => void (await call("show_entity_timeline", { entityName: name })),
+      reviewDuplicates: async () => {
+        reviewed = (await call<{ pairs: unknown[] }>("review_duplicates", { workspaceName: CURATE_WORKSPACE, threshold: REVIEW_THRESHOLD }))
+          .pairs.length;
+      },
     },
-    notes: () =>
-      detected
+    notes: () => [
+      ...(detected
         ? [
             `detect_duplicate_entities, ours: its last call compared ${detected.comparisons} pairs among ${detected.entities} entities ` +
               `(every pair would be ${(detected.entities * (detected.entities - 1)) / 2}).`,
           ]
-        : [],
+        : []),
+      ...(reviewed === undefined
+        ? []
+        : [`review_duplicates, ours: its last call listed ${reviewed} pairs (threshold ${REVIEW_THRESHOLD}).`]),
+    ],
     viewerUrl: `${server.ready.url}/api/workspaces/${BENCH_WORKSPACE}/view`,
     storageRequests: async () => (await server.ask<{ requests: number }>("stats")).requests,
     storageBytes: async () => (await server.ask<{ bytes: number }>("stats")).bytes,

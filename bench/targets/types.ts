@@ -61,6 +61,20 @@ export interface Operations {
   seedExpiring(count: number): Promise<void>;
   /** sweep_expired of that workspace; resolves to how many entities it deleted. */
   sweepExpired(): Promise<number>;
+  /** reject_duplicate_pair (ours only, in the curate workspace): the `index`-th group's first and third entities, not duplicates. */
+  rejectDuplicatePair(index: number): Promise<void>;
+  /** The apps toolset (ours only, docs/apps.md). show_memory_graph as a model opens it: no arguments. */
+  showMemoryGraph(): Promise<void>;
+  /** app_expand: one entity's neighbourhood, as the graph app asks for it. */
+  appExpand(name: string): Promise<void>;
+  /** app_filter: the workload's entity type. */
+  appFilter(): Promise<void>;
+  /** app_entity_details: one entity's panel. */
+  appEntityDetails(name: string): Promise<void>;
+  /** show_entity_timeline of one entity. */
+  showEntityTimeline(name: string): Promise<void>;
+  /** review_duplicates over the curate workspace. */
+  reviewDuplicates(): Promise<void>;
 }
 
 export interface Target {
