@@ -3,10 +3,9 @@ import { GraphReplay } from "../feed/replay.js";
 import type { CursorCodec } from "../model/cursor.js";
 import { NotFoundError, ValidationError } from "../model/errors.js";
 import { entityId as entityIdOf } from "../model/ids.js";
-import { LIMITS } from "../model/limits.js";
 import type { Entity, EntityNode, Relation, Validity } from "../model/model.js";
 import { byCreation } from "../model/order.js";
-import { checkEntityName, checkEntityType, checkLimit, checkQuery, checkRelationType, checkTagName } from "../model/validation.js";
+import { checkEntityName, checkEntityType, checkLimit, checkRelationType, checkSearchQuery, checkTagName } from "../model/validation.js";
 import type { GraphIndex } from "../ports/graphIndex.js";
 import type { GraphStore } from "../ports/store.js";
 import { searchTextOf, substringRank } from "../rules/search.js";
@@ -143,11 +142,8 @@ export class AppService {
     if (input.entityName !== undefined) checkEntityName(input.entityName, "entityName");
     const query = input.query?.trim();
     if (input.query !== undefined) {
-      checkQuery(input.query, "query");
+      checkSearchQuery(input.query, "query");
       if (query === "") throw new ValidationError("query is empty: give a few words, or omit it to open on the most connected entities.");
-      if (input.query.length > LIMITS.searchQuery) {
-        throw new ValidationError(`query has ${input.query.length} characters; the limit is ${LIMITS.searchQuery}. Give a few words.`);
-      }
     }
     const [graph, historySince] = await Promise.all([this.graphAt(workspace, input.asOf, "names"), this.historySince(workspace)]);
     const adjacency = new Adjacency(graph);
